@@ -1,0 +1,37 @@
+/**
+ * Every way a tool call can fail, as data. The kind is machine-readable and stable; the
+ * message is for the model and says what to do next.
+ */
+export type ToolErrorKind =
+  | 'bad_args'
+  | 'allowlist_empty'
+  | 'permission_missing'
+  | 'lock_held'
+  | 'app_not_granted'
+  | 'tier_insufficient'
+  | 'grant_flag_required'
+  | 'state_conflict'
+  | 'stale_screenshot'
+  | 'no_screenshot'
+  | 'capture_failed'
+  | 'executor_failed'
+  | 'display_error'
+  | 'desktop_unavailable'
+  | 'worker_lost'
+  | 'timeout'
+  | 'disabled'
+  | 'blocked_key_combo';
+
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+  constructor(
+    readonly kind: ToolErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isToolError(error: unknown): error is ToolError {
+  return error instanceof ToolError;
+}

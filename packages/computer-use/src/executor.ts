@@ -1,0 +1,62 @@
+/**
+ * The desktop behind an interface: the core decides *what* to do, an executor does it on a
+ * real display (the worker's Linux executor talks to the capture and input helpers). All
+ * coordinates here are root-window pixels.
+ */
+import type { Point } from './geometry/coordinates.ts';
+
+export type MouseButton = 'left' | 'middle' | 'right';
+export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface Monitor extends Rect {
+  name: string;
+  primary: boolean;
+}
+
+export interface CaptureRequest {
+  region: Rect;
+  scaleTo: { width: number; height: number };
+  format: 'jpeg' | 'png';
+  quality: number;
+  /** Keep the raw pixels under this slot, for the pixel staleness check. */
+  keep?: string;
+}
+
+export interface CapturedImage {
+  data: Buffer;
+  width: number;
+  height: number;
+  mimeType: 'image/jpeg' | 'image/png';
+  timings: Record<string, number>;
+}
+
+export interface AppInfo {
+  window: number | null;
+  title: string | null;
+  wmClass: [string, string] | null;
+  pid: number | null;
+  exe: string | null;
+}
+
+export interface Executor {
+  monitors(): Promise<Monitor[]>;
+  capture(request: CaptureRequest): Promise<CapturedImage>;
+  move(to: Point): Promise<void>;
+  click(at: Point, button: MouseButton, count: 1 | 2 | 3, modifiers: string[]): Promise<void>;
+  mouseDown(button: MouseButton): Promise<void>;
+  mouseUp(button: MouseButton): Promise<void>;
+  drag(from: Point | null, to: Point, modifiers: string[]): Promise<void>;
+  scroll(at: Point, direction: ScrollDirection, amount: number, modifiers: string[]): Promise<void>;
+  key(chord: string, repeat: number): Promise<void>;
+  type(text: string): Promise<void>;
+  holdKey(chord: string, seconds: number): Promise<void>;
+  cursorPosition(): Promise<Point>;
+  frontmostApp(): Promise<AppInfo>;
+}

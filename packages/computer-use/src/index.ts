@@ -1,0 +1,11 @@
+export * from './errors.ts';
+export * from './executor.ts';
+export * from './session-state.ts';
+export * from './dispatch.ts';
+export * from './geometry/image-size.ts';
+export * from './geometry/coordinates.ts';
+export * from './keys/chord.ts';
+export * from './tools/define-tool.ts';
+export { allTools, findTool } from './tools/registry.ts';
+export { LIMITS } from './tools/params.ts';
+export { LAST_SCREENSHOT_SLOT } from './tools/screen.ts';

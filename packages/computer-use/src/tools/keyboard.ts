@@ -1,0 +1,50 @@
+/** The keyboard tools of the seed: type, key, hold_key. */
+import { z } from 'zod';
+import { defineTool, text } from './define-tool.ts';
+import { chord, LIMITS, seconds } from './params.ts';
+import { splitChord } from '../keys/chord.ts';
+
+export const keyboardTools = [
+  defineTool({
+    name: 'type',
+    description: () => `Type text into the focused window, as a person would on the keyboard. Any Unicode text; newlines press Return. At most ${LIMITS.typeTextMax} characters per call.`,
+    inputSchema: z.strictObject({
+      text: z.string().max(LIMITS.typeTextMax, { message: `text is limited to ${LIMITS.typeTextMax} characters per call; split it over several calls` }).describe('The text to type'),
+    }),
+    actionKind: 'keyboard',
+    async handle(args, { executor }) {
+      await executor.type(args.text);
+      return text(`Typed ${[...args.text].length} characters.`);
+    },
+  }),
+  defineTool({
+    name: 'key',
+    description: () => 'Press a key or key chord in xdotool style, e.g. "Return", "ctrl+a", "ctrl+shift+t", optionally several times.',
+    inputSchema: z.strictObject({
+      text: chord,
+      repeat: z.number().int().min(1).max(LIMITS.repeatMax).optional().describe('How many times to press the chord, 1–100 (default 1)'),
+    }),
+    actionKind: 'keyboard',
+    async handle(args, { executor }) {
+      splitChord(args.text);
+      const repeat = args.repeat ?? 1;
+      await executor.key(args.text, repeat);
+      return text(`Pressed ${args.text}${repeat > 1 ? ` ${repeat} times` : ''}.`);
+    },
+  }),
+  defineTool({
+    name: 'hold_key',
+    description: () => 'Hold a key or chord down for a number of seconds, then release it.',
+    inputSchema: z.strictObject({
+      text: chord,
+      duration: seconds('How long to hold, in seconds (0–100)'),
+    }),
+    actionKind: 'keyboard',
+    extraSeconds: (args) => args.duration,
+    async handle(args, { executor }) {
+      splitChord(args.text);
+      await executor.holdKey(args.text, args.duration);
+      return text(`Held ${args.text} for ${args.duration} s.`);
+    },
+  }),
+];

@@ -1,0 +1,14 @@
+/** Every tool deskgate serves, by name. Families live in their own files; this only collects. */
+import type { ToolDefinition } from './define-tool.ts';
+import { keyboardTools } from './keyboard.ts';
+import { mouseTools } from './mouse.ts';
+import { screenTools } from './screen.ts';
+import { waitTools } from './wait.ts';
+
+export const allTools: readonly ToolDefinition[] = [...screenTools, ...mouseTools, ...keyboardTools, ...waitTools];
+
+const byName = new Map(allTools.map((tool) => [tool.name, tool]));
+
+export function findTool(name: string): ToolDefinition | undefined {
+  return byName.get(name);
+}

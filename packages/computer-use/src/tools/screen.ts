@@ -1,0 +1,52 @@
+/** screenshot: the model's eyes, and the frame every later coordinate refers to. */
+import { z } from 'zod';
+import { targetImageSize } from '../geometry/image-size.ts';
+import { defineTool } from './define-tool.ts';
+import { chooseMonitor } from './monitors.ts';
+
+/** Capture-helper slot that keeps the raw pixels of the last screenshot. */
+export const LAST_SCREENSHOT_SLOT = 'last-screenshot';
+export const JPEG_QUALITY = 75;
+
+export const screenTools = [
+  defineTool({
+    name: 'screenshot',
+    description: () =>
+      'Take a screenshot of the desktop. Coordinates you send to other tools are read off the most recent screenshot, so take a new one whenever the screen may have changed.',
+    inputSchema: z.strictObject({
+      save_to_disk: z.boolean().optional().describe('Accepted for compatibility; deskgate never writes screenshots to disk on the desktop host'),
+    }),
+    actionKind: 'none',
+    async handle(_args, { executor, state }) {
+      const monitors = await executor.monitors();
+      const monitor = chooseMonitor(monitors, state.display);
+      const size = targetImageSize(monitor);
+      const image = await executor.capture({
+        region: { x: monitor.x, y: monitor.y, width: monitor.width, height: monitor.height },
+        scaleTo: size,
+        format: 'jpeg',
+        quality: JPEG_QUALITY,
+        keep: LAST_SCREENSHOT_SLOT,
+      });
+      state.lastScreenshot = {
+        imageWidth: image.width,
+        imageHeight: image.height,
+        displayWidth: monitor.width,
+        displayHeight: monitor.height,
+        originX: monitor.x,
+        originY: monitor.y,
+        slot: LAST_SCREENSHOT_SLOT,
+        monitor: monitor.name,
+        takenAt: Date.now(),
+      };
+      const content: ({ type: 'image'; data: string; mimeType: string } | { type: 'text'; text: string })[] = [
+        { type: 'image', data: image.data.toString('base64'), mimeType: image.mimeType },
+      ];
+      if (monitors.length > 1) {
+        const names = monitors.map((m) => `${m.name} (${m.width}×${m.height}${m.name === monitor.name ? ', shown' : ''})`);
+        content.push({ type: 'text', text: `Monitors: ${names.join(', ')}. Use switch_display to choose another.` });
+      }
+      return { content };
+    },
+  }),
+];

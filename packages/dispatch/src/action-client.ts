@@ -1,0 +1,121 @@
+/**
+ * Gateway side of the action channel. One dedicated connection reads this gateway's reply
+ * list and settles the pending calls by id; a call that outlives its deadline, or whose
+ * desktop stops being alive, fails with a clear error and is never sent again.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { ToolError } from '@deskgate/computer-use';
+import { actionReply, type ActionReply, type ActionRequest } from './action-protocol.ts';
+import { keys } from './keys.ts';
+
+const enqueueScript = readFileSync(new URL('./lua/enqueue-action-2.lua', import.meta.url), 'utf8');
+
+interface Pending {
+  resolve: (reply: ActionReply) => void;
+  reject: (error: Error) => void;
+}
+
+export interface SendOptions {
+  desktopId: string;
+  tenant: string;
+  session: string;
+  tool: string;
+  args: unknown;
+  timeoutMs: number;
+}
+
+export class ActionClient {
+  readonly gatewayId = randomUUID();
+  private readonly replyKey = keys.replies(this.gatewayId);
+  private readonly pending = new Map<string, Pending>();
+  private readonly reader: Redis;
+  private running = true;
+  private readonly loop: Promise<void>;
+
+  constructor(private readonly redis: Redis) {
+    this.reader = redis.duplicate();
+    this.loop = this.readReplies();
+  }
+
+  async send(options: SendOptions): Promise<ActionReply> {
+    const id = randomUUID();
+    const now = Date.now();
+    const request: ActionRequest = {
+      id,
+      replyTo: this.replyKey,
+      tenant: options.tenant,
+      session: options.session,
+      tool: options.tool,
+      args: options.args,
+      deadline: now + options.timeoutMs,
+      sentAt: now,
+    };
+    const reply = new Promise<ActionReply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const queued = await this.redis.eval(
+      enqueueScript,
+      2,
+      keys.desktopAlive(options.desktopId),
+      keys.desktopActions(options.desktopId),
+      JSON.stringify(request),
+    );
+    if (queued !== 1) {
+      this.pending.delete(id);
+      throw new ToolError('worker_lost', 'The desktop of this session is gone (its worker stopped). Call the tool again to get a new desktop, then take a screenshot.');
+    }
+    return this.awaitReply(id, options, reply);
+  }
+
+  private async awaitReply(id: string, options: SendOptions, reply: Promise<ActionReply>): Promise<ActionReply> {
+    const fail = (error: ToolError) => {
+      const pending = this.pending.get(id);
+      this.pending.delete(id);
+      pending?.reject(error);
+    };
+    // The worker gets a grace second past the deadline to deliver a reply it started on time.
+    const timer = setTimeout(
+      () => fail(new ToolError('timeout', `${options.tool} got no answer within ${Math.round(options.timeoutMs / 1000)} s. It was not retried and may or may not have run; take a screenshot to check.`)),
+      options.timeoutMs + 1000,
+    );
+    // Long calls also watch the desktop, so a dead worker is reported in about a second.
+    const watch = setInterval(async () => {
+      if ((await this.redis.exists(keys.desktopAlive(options.desktopId))) === 0) {
+        fail(new ToolError('worker_lost', `The worker running this desktop stopped during ${options.tool}. The action was not retried and may have partly run; call again to get a new desktop.`));
+      }
+    }, 1000);
+    try {
+      return await reply;
+    } finally {
+      clearTimeout(timer);
+      clearInterval(watch);
+    }
+  }
+
+  private async readReplies(): Promise<void> {
+    while (this.running) {
+      let popped: [string, string] | null;
+      try {
+        popped = await this.reader.blpop(this.replyKey, 1);
+      } catch (error) {
+        if (!this.running) return;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      if (!popped) continue;
+      const parsed = actionReply.safeParse(JSON.parse(popped[1]));
+      if (!parsed.success) continue;
+      const pending = this.pending.get(parsed.data.id);
+      this.pending.delete(parsed.data.id);
+      pending?.resolve(parsed.data);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    for (const pending of this.pending.values()) pending.reject(new ToolError('timeout', 'The gateway is shutting down.'));
+    this.pending.clear();
+    this.reader.disconnect();
+    await this.loop.catch(() => undefined);
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * The low-latency action channel: the gateway pushes a request onto the desktop's list, the
+ * worker that owns the desktop pops it (so it runs at most once) and pushes the reply onto
+ * the gateway's reply list.
+ */
+import { z } from 'zod';
+
+export const actionRequest = z.object({
+  id: z.string(),
+  replyTo: z.string(),
+  tenant: z.string(),
+  session: z.string(),
+  tool: z.string(),
+  args: z.unknown(),
+  /** Epoch ms after which the worker must not start the action: the caller has given up. */
+  deadline: z.number(),
+  sentAt: z.number(),
+});
+export type ActionRequest = z.infer<typeof actionRequest>;
+
+export const actionReply = z.object({
+  id: z.string(),
+  result: z.object({
+    content: z.array(z.any()),
+    isError: z.boolean().optional(),
+    structuredContent: z.any().optional(),
+  }),
+  /** Where the time went on the worker side, in ms (queue wait, gates, executor, helpers). */
+  timings: z.record(z.string(), z.number()),
+});
+export type ActionReply = z.infer<typeof actionReply>;

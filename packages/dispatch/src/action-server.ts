@@ -1,0 +1,75 @@
+/**
+ * Worker side of the action channel, one per desktop: pop a request (popping is what makes
+ * it at-most-once: a crash after the pop loses the request instead of replaying it), skip it
+ * when its caller has already given up, run it, push the reply.
+ */
+import type { Redis } from 'ioredis';
+import { errorResult } from '@deskgate/computer-use';
+import { actionRequest, type ActionReply, type ActionRequest } from './action-protocol.ts';
+import { keys } from './keys.ts';
+
+export type ActionHandler = (request: ActionRequest) => Promise<Omit<ActionReply, 'id'>>;
+
+const REPLY_TTL_SECONDS = 60;
+
+export class ActionServer {
+  private running = true;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly reader: Redis,
+    private readonly desktopId: string,
+    private readonly handle: ActionHandler,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.loop = this.serve();
+  }
+
+  private async serve(): Promise<void> {
+    const queue = keys.desktopActions(this.desktopId);
+    while (this.running) {
+      let popped: [string, string] | null;
+      try {
+        popped = await this.reader.blpop(queue, 1);
+      } catch (error) {
+        if (!this.running) return;
+        this.onError(error);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      if (!popped) continue;
+      const poppedAt = Date.now();
+      let request: ActionRequest;
+      try {
+        request = actionRequest.parse(JSON.parse(popped[1]));
+      } catch (error) {
+        this.onError(error);
+        continue;
+      }
+      let reply: Omit<ActionReply, 'id'>;
+      if (poppedAt > request.deadline) {
+        // The caller already got a timeout: running this now would be a surprise replay.
+        reply = { result: errorResult('timeout', `${request.tool} expired in the queue and was not run.`), timings: {} };
+      } else {
+        reply = await this.handle(request).catch((error: unknown) => ({
+          result: errorResult('executor_failed', `${request.tool} failed in the worker: ${error instanceof Error ? error.message : String(error)}`),
+          timings: {},
+        }));
+      }
+      reply.timings.queueMs = poppedAt - request.sentAt;
+      await this.redis
+        .multi()
+        .rpush(request.replyTo, JSON.stringify({ id: request.id, ...reply }))
+        .expire(request.replyTo, REPLY_TTL_SECONDS)
+        .exec()
+        .catch(this.onError);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    this.reader.disconnect();
+    await this.loop.catch(() => undefined);
+  }
+}

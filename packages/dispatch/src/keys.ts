@@ -1,0 +1,20 @@
+/**
+ * Every Redis key deskgate uses, in one place. Tenant and session names are validated
+ * before they get here (see names.ts), so they can never smuggle a ":" into another key.
+ */
+const PREFIX = 'deskgate';
+
+export const keys = {
+  apiKeys: () => `${PREFIX}:apikeys`,
+  session: (tenant: string, name: string) => `${PREFIX}:session:${tenant}:${name}`,
+  sessionsOfTenant: (tenant: string) => `${PREFIX}:tenant:${tenant}:sessions`,
+  desktop: (desktopId: string) => `${PREFIX}:desktop:${desktopId}`,
+  desktopAlive: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:alive`,
+  desktopActions: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:actions`,
+  workerAlive: (workerId: string) => `${PREFIX}:worker:${workerId}:alive`,
+  replies: (gatewayId: string) => `${PREFIX}:replies:${gatewayId}`,
+  /** BullMQ prefix; queues live under it. */
+  bullPrefix: () => `${PREFIX}:bull`,
+} as const;
+
+export const LIFECYCLE_QUEUE = 'lifecycle';

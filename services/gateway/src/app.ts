@@ -1,0 +1,78 @@
+/**
+ * The gateway's HTTP surface. createApp only wires; main.ts listens. Every route but the
+ * health probes passes Host/Origin validation, the body limit and API-key authentication.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { DEFAULT_SESSION, sessionName } from '@deskgate/dispatch';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ApiKeyStore } from './auth/api-keys.ts';
+import type { GatewayConfig } from './config.ts';
+import type { GatewayMetrics } from './http/metrics.ts';
+import { createServerFactory, type CallScope } from './mcp/server-factory.ts';
+import { bearerAuth, type AuthEnv } from './middleware/bearer-auth/index.ts';
+import type { SessionRouter } from './sessions/session-router.ts';
+
+export interface AppDeps {
+  config: GatewayConfig;
+  redis: Redis;
+  apiKeys: ApiKeyStore;
+  router: SessionRouter;
+  metrics: GatewayMetrics;
+  log: Logger;
+}
+
+export function createApp({ config, redis, apiKeys, router, metrics, log }: AppDeps) {
+  const app = new Hono<AuthEnv>();
+  const mcp = createMcpHandler(createServerFactory(router, metrics, log), {
+    maxRequestBodySize: config.maxBodyBytes,
+    onerror: (error) => log.debug({ err: error.message }, 'mcp request rejected'),
+  });
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', async (c) => {
+    const redisOk = await redis.ping().then(() => true, () => false);
+    return c.json({ ready: redisOk, redis: redisOk }, redisOk ? 200 : 503);
+  });
+  app.get('/metrics', async (c) => c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
+
+  const guarded = new Hono<AuthEnv>();
+  if (config.allowedHosts) guarded.use(hostHeaderValidation(config.allowedHosts));
+  guarded.use(originValidation(config.allowedOrigins));
+  guarded.use(
+    bodyLimit({
+      maxSize: config.maxBodyBytes,
+      onError: (c) => c.json({ error: 'payload_too_large', message: `Request bodies are limited to ${config.maxBodyBytes} bytes.` }, 413),
+    }),
+  );
+  guarded.use(bearerAuth({ verify: (key) => apiKeys.verify(key) }));
+
+  const serveMcp = (name: string) =>
+    guarded.all(name, async (c) => {
+      const requested = c.req.param('session') ?? DEFAULT_SESSION;
+      const parsed = sessionName.safeParse(requested);
+      if (!parsed.success) return c.json({ error: 'bad_session_name', message: parsed.error.issues[0]!.message }, 400);
+      const scope: CallScope = { ref: { tenant: c.var.principal.tenant, name: parsed.data } };
+      return mcp.fetch(c.req.raw, { authInfo: { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } } });
+    });
+  serveMcp('/mcp');
+  serveMcp('/mcp/:session');
+
+  guarded.get('/v1/sessions', async (c) => c.json({ sessions: await router.list(c.var.principal.tenant) }));
+  guarded.delete('/v1/sessions/:session', async (c) => {
+    const parsed = sessionName.safeParse(c.req.param('session'));
+    if (!parsed.success) return c.json({ error: 'bad_session_name', message: parsed.error.issues[0]!.message }, 400);
+    const ended = await router.end({ tenant: c.var.principal.tenant, name: parsed.data });
+    return ended ? c.json({ ended: parsed.data }) : c.json({ error: 'not_found', message: `No session "${parsed.data}".` }, 404);
+  });
+
+  app.route('/', guarded);
+  app.onError((error, c) => {
+    log.error({ err: error }, 'unhandled gateway error');
+    return c.json({ error: 'internal', message: 'deskgate hit an internal error; the gateway logged the cause.' }, 500);
+  });
+  return app;
+}

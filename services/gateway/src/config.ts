@@ -1,0 +1,49 @@
+/**
+ * Gateway settings from environment variables, with defaults that make `npm start` work
+ * with nothing set. A bad value stops the gateway at start with the setting named.
+ */
+import { z } from 'zod';
+
+const list = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
+  .optional();
+
+const schema = z.object({
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  DESKGATE_HOST: z.string().default('127.0.0.1'),
+  DESKGATE_PORT: z.coerce.number().int().min(0).max(65535).default(7420),
+  DESKGATE_ALLOWED_HOSTS: list,
+  DESKGATE_ALLOWED_ORIGINS: list,
+  DESKGATE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  DESKGATE_ACTION_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(30),
+  DESKGATE_ALLOCATE_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(60),
+  DESKGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type GatewayConfig = ReturnType<typeof loadConfig>;
+
+const LOCALHOST = ['127.0.0.1', 'localhost', '::1'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid gateway configuration — ${problems.join('; ')}`);
+  }
+  const c = parsed.data;
+  const local = LOCALHOST.includes(c.DESKGATE_HOST);
+  return {
+    redisUrl: c.REDIS_URL,
+    host: c.DESKGATE_HOST,
+    port: c.DESKGATE_PORT,
+    // Bound to localhost, only localhost names may reach us (DNS-rebinding defence); bound
+    // wider, the operator lists the public names (or none, behind a trusted proxy).
+    allowedHosts: c.DESKGATE_ALLOWED_HOSTS ?? (local ? ['localhost', '127.0.0.1', '[::1]'] : undefined),
+    allowedOrigins: c.DESKGATE_ALLOWED_ORIGINS ?? ['localhost', '127.0.0.1', '[::1]'],
+    maxBodyBytes: c.DESKGATE_MAX_BODY_BYTES,
+    actionTimeoutMs: c.DESKGATE_ACTION_TIMEOUT_SECONDS * 1000,
+    allocateTimeoutMs: c.DESKGATE_ALLOCATE_TIMEOUT_SECONDS * 1000,
+    logLevel: c.DESKGATE_LOG_LEVEL,
+  };
+}

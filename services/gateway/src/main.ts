@@ -1,0 +1,39 @@
+/** The gateway process: wires Redis, the lifecycle queue and the action channel, then listens. */
+import { serve } from '@hono/node-server';
+import { ActionClient, DesktopRegistry, LifecycleClient, SessionStore } from '@deskgate/dispatch';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { createApp } from './app.ts';
+import { ApiKeyStore } from './auth/api-keys.ts';
+import { loadConfig } from './config.ts';
+import { createGatewayMetrics } from './http/metrics.ts';
+import { SessionRouter } from './sessions/session-router.ts';
+
+const config = loadConfig();
+const log = pino({ name: 'deskgate-gateway', level: config.logLevel });
+const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+const lifecycle = new LifecycleClient(redis);
+await lifecycle.ready();
+const actions = new ActionClient(redis);
+const router = new SessionRouter(new SessionStore(redis), new DesktopRegistry(redis), lifecycle, actions, config);
+const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, metrics: createGatewayMetrics(), log });
+
+const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  // The sandbox launcher and the tests read this line.
+  log.info({ url: `http://${host}:${info.port}/mcp` }, 'gateway listening');
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'gateway stopping');
+  server.close();
+  await actions.close();
+  await lifecycle.close().catch(() => undefined);
+  redis.disconnect();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,84 @@
+/**
+ * Routes a tool call to the desktop of its session: look the session up in Redis, allocate a
+ * desktop through the lifecycle queue when it has none, then send the action over the action
+ * channel. A session whose desktop died is unbound, so the next call gets a fresh desktop.
+ */
+import { ToolError } from '@deskgate/computer-use';
+import { ActionClient, DesktopRegistry, LifecycleClient, SessionStore, type ActionReply, type SessionRef } from '@deskgate/dispatch';
+
+export interface RouterTimeouts {
+  actionTimeoutMs: number;
+  allocateTimeoutMs: number;
+}
+
+export class SessionRouter {
+  // One allocation in flight per session on this gateway: concurrent first calls share it.
+  private readonly allocating = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly desktops: DesktopRegistry,
+    private readonly lifecycle: LifecycleClient,
+    private readonly actions: ActionClient,
+    private readonly timeouts: RouterTimeouts,
+  ) {}
+
+  async call(ref: SessionRef, tool: string, args: unknown, extraMs: number): Promise<ActionReply & { allocated: boolean }> {
+    let desktopId = await this.sessions.desktopOf(ref);
+    let allocated = false;
+    if (!desktopId) {
+      desktopId = await this.allocate(ref);
+      allocated = true;
+    }
+    try {
+      const reply = await this.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, tool, args, timeoutMs: this.timeouts.actionTimeoutMs + extraMs });
+      return { ...reply, allocated };
+    } catch (error) {
+      if (error instanceof ToolError && error.kind === 'worker_lost') {
+        if ((await this.sessions.desktopOf(ref)) === desktopId) await this.sessions.remove(ref);
+      }
+      throw error;
+    }
+  }
+
+  private allocate(ref: SessionRef): Promise<string> {
+    const key = `${ref.tenant}\u0000${ref.name}`;
+    let pending = this.allocating.get(key);
+    if (!pending) {
+      pending = this.lifecycle.allocate(ref, this.timeouts.allocateTimeoutMs).finally(() => this.allocating.delete(key));
+      this.allocating.set(key, pending);
+    }
+    return pending;
+  }
+
+  async list(tenant: string) {
+    const names = await this.sessions.list(tenant);
+    const sessions = [];
+    for (const name of names) {
+      const record = await this.sessions.get({ tenant, name });
+      if (!record) continue;
+      const desktop = record.desktopId ? await this.desktops.get(record.desktopId) : null;
+      sessions.push({
+        name,
+        desktop: desktop ? { id: desktop.id, width: desktop.width, height: desktop.height, alive: await this.desktops.isAlive(desktop.id) } : null,
+        createdAt: new Date(record.createdAt).toISOString(),
+        lastUsedAt: new Date(record.lastUsedAt).toISOString(),
+      });
+    }
+    return sessions;
+  }
+
+  /** Ends a session: its desktop is torn down by the worker that owns it. */
+  async end(ref: SessionRef): Promise<boolean> {
+    const desktopId = await this.sessions.desktopOf(ref);
+    if (!desktopId) {
+      const existed = (await this.sessions.get(ref)) !== null;
+      await this.sessions.remove(ref);
+      return existed;
+    }
+    const desktop = await this.desktops.get(desktopId);
+    await this.sessions.remove(ref);
+    if (desktop) await this.lifecycle.release(ref, desktopId, desktop.workerId);
+    return true;
+  }
+}

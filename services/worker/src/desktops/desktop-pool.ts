@@ -1,0 +1,149 @@
+/**
+ * The desktops of one worker: warm spares started ahead of demand, desktops held by sessions,
+ * the capacity limit, liveness heartbeats and the idle reaper. A released desktop is torn
+ * down, never handed to the next session, so nothing leaks from one tenant to another.
+ */
+import { ActionServer, DesktopRegistry, SessionStore, keys, type SessionRef } from '@deskgate/dispatch';
+import { initialSessionState } from '@deskgate/computer-use';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { actionRunner } from '../actions/action-runner.ts';
+import type { WorkerConfig } from '../config.ts';
+import type { WorkerMetrics } from '../http/metrics.ts';
+import { Desktop } from './desktop.ts';
+import type { DesktopProvider } from './provider.ts';
+
+interface Held {
+  desktop: Desktop;
+  ref: SessionRef;
+  server: ActionServer;
+}
+
+const HEARTBEAT_MS = 1500;
+const REAP_MS = 10_000;
+
+export class CapacityError extends Error {}
+
+export class DesktopPool {
+  private readonly spares: Desktop[] = [];
+  private readonly held = new Map<string, Held>();
+  private starting = 0;
+  private closed = false;
+  private readonly registry: DesktopRegistry;
+  private readonly sessions: SessionStore;
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly config: WorkerConfig,
+    private readonly provider: DesktopProvider,
+    private readonly redis: Redis,
+    private readonly metrics: WorkerMetrics,
+    private readonly log: Logger,
+  ) {
+    this.registry = new DesktopRegistry(redis);
+    this.sessions = new SessionStore(redis);
+    this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS));
+    this.timers.push(setInterval(() => void this.reapIdle(), REAP_MS));
+  }
+
+  private get total() {
+    return this.spares.length + this.held.size + this.starting;
+  }
+
+  /** Starts spares until the warm target is met (never beyond capacity). */
+  async fillSpares(): Promise<void> {
+    while (!this.closed && this.spares.length + this.starting < this.config.warmDesktops && this.total < this.config.maxDesktops) {
+      this.starting++;
+      try {
+        this.spares.push(await Desktop.start(this.provider, this.config, this.log));
+      } catch (error) {
+        this.log.error({ err: error }, 'could not start a warm desktop');
+        return;
+      } finally {
+        this.starting--;
+        this.updateGauges();
+      }
+    }
+  }
+
+  async allocate(ref: SessionRef): Promise<string> {
+    const existing = await this.sessions.desktopOf(ref);
+    if (existing && this.held.has(existing)) return existing;
+    let desktop = this.spares.shift();
+    if (!desktop) {
+      if (this.total >= this.config.maxDesktops) {
+        throw new CapacityError(`worker ${this.config.workerId} is at its limit of ${this.config.maxDesktops} desktops`);
+      }
+      this.starting++;
+      try {
+        desktop = await Desktop.start(this.provider, this.config, this.log);
+      } finally {
+        this.starting--;
+      }
+    }
+    const { display, width, height } = desktop.handle;
+    await this.registry.register({ id: desktop.id, workerId: this.config.workerId, display, width, height, tenant: ref.tenant, session: ref.name });
+    const recordPids = () => void this.redis.hset(keys.desktop(desktop.id), desktop.helperPids).catch(() => undefined);
+    // onStart fires on restarts only (the helpers are already running here).
+    desktop.capture.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'capture' }), recordPids());
+    desktop.input.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
+    recordPids();
+    await this.sessions.assign(ref, desktop.id, initialSessionState());
+    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, this.sessions, this.metrics, this.log), (error) =>
+      this.log.error({ err: error, desktop: desktop.id }, 'action channel error'),
+    );
+    this.held.set(desktop.id, { desktop, ref, server });
+    this.log.info({ desktop: desktop.id, display, tenant: ref.tenant, session: ref.name }, 'desktop allocated');
+    this.updateGauges();
+    void this.fillSpares();
+    return desktop.id;
+  }
+
+  async release(desktopId: string): Promise<boolean> {
+    const held = this.held.get(desktopId);
+    if (!held) return false;
+    this.held.delete(desktopId);
+    await held.server.close();
+    await this.registry.remove(desktopId);
+    // Only forget the session's binding if it still points at this desktop.
+    if ((await this.sessions.desktopOf(held.ref)) === desktopId) await this.sessions.remove(held.ref);
+    await held.desktop.stop();
+    this.log.info({ desktop: desktopId, tenant: held.ref.tenant, session: held.ref.name }, 'desktop released');
+    this.updateGauges();
+    void this.fillSpares();
+    return true;
+  }
+
+  private async heartbeat(): Promise<void> {
+    await this.registry.heartbeat([...this.held.keys()], this.config.workerId).catch((error) => this.log.error({ err: error }, 'heartbeat failed'));
+    await this.redis.set(keys.workerAlive(this.config.workerId), '1', 'PX', HEARTBEAT_MS * 3).catch(() => undefined);
+  }
+
+  private async reapIdle(): Promise<void> {
+    const now = Date.now();
+    for (const [id, held] of this.held) {
+      const record = await this.sessions.get(held.ref).catch(() => null);
+      if (!record || now - record.lastUsedAt > this.config.sessionIdleMs) {
+        this.log.info({ desktop: id, session: held.ref.name, tenant: held.ref.tenant }, 'releasing idle session');
+        await this.release(id).catch((error) => this.log.error({ err: error }, 'release failed'));
+      }
+    }
+  }
+
+  private updateGauges(): void {
+    this.metrics.desktops.set({ state: 'spare' }, this.spares.length);
+    this.metrics.desktops.set({ state: 'held' }, this.held.size);
+  }
+
+  get ready(): boolean {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await Promise.all([...this.held.keys()].map((id) => this.release(id).catch(() => undefined)));
+    await Promise.all(this.spares.splice(0).map((desktop) => desktop.stop()));
+    await this.redis.del(keys.workerAlive(this.config.workerId)).catch(() => undefined);
+  }
+}

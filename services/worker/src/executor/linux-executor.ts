@@ -1,0 +1,128 @@
+/**
+ * The core's Executor on an X11 desktop: pixels through the capture helper, input and window
+ * facts through the input runtime. Helper failures become ToolErrors with a kind the agent
+ * can act on.
+ */
+import {
+  ToolError,
+  type AppInfo,
+  type CaptureRequest,
+  type CapturedImage,
+  type Executor,
+  type Monitor,
+  type MouseButton,
+  type Point,
+  type ScrollDirection,
+} from '@deskgate/computer-use';
+import type { CaptureClient } from '../helpers/capture-client.ts';
+import { HelperError } from '../helpers/helper-process.ts';
+import type { InputClient } from '../helpers/input-client.ts';
+
+async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 'executor_failed' | 'capture_failed'): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof HelperError) {
+      const kind = error.kind === 'bad_args' || error.kind === 'display_error' ? error.kind : fallbackKind;
+      throw new ToolError(kind, kind === 'bad_args' ? error.message : `${what} failed: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+interface RawApp {
+  window: number | null;
+  title: string | null;
+  wm_class: [string, string] | null;
+  pid: number | null;
+  exe: string | null;
+}
+
+const toApp = (raw: RawApp): AppInfo => ({ window: raw.window, title: raw.title, wmClass: raw.wm_class, pid: raw.pid, exe: raw.exe });
+
+export class LinuxExecutor implements Executor {
+  /** Milliseconds spent in helpers during the current call, for the timing breakdown. */
+  readonly timings: Record<string, number> = {};
+
+  constructor(
+    private readonly capture_: CaptureClient,
+    private readonly input: InputClient,
+  ) {}
+
+  private async input_<T = Record<string, unknown>>(op: string, params: Record<string, unknown> = {}): Promise<T> {
+    const started = performance.now();
+    try {
+      return await viaHelper(op, () => this.input.call<T>(op, params), 'executor_failed');
+    } finally {
+      this.timings.inputMs = (this.timings.inputMs ?? 0) + performance.now() - started;
+    }
+  }
+
+  async monitors(): Promise<Monitor[]> {
+    const { header } = await viaHelper('reading the display layout', () => this.capture_.call({ op: 'info' }), 'capture_failed');
+    return header.monitors as Monitor[];
+  }
+
+  async capture(request: CaptureRequest): Promise<CapturedImage> {
+    const started = performance.now();
+    const { header, payload } = await viaHelper(
+      'screen capture',
+      () =>
+        this.capture_.call({
+          op: 'capture',
+          region: request.region,
+          scale_to: request.scaleTo,
+          format: request.format,
+          quality: request.quality,
+          ...(request.keep ? { keep: request.keep } : {}),
+        }),
+      'capture_failed',
+    );
+    const timings: Record<string, number> = { helperRoundTripMs: performance.now() - started };
+    for (const field of ['capture_ms', 'convert_ms', 'scale_ms', 'encode_ms']) {
+      if (typeof header[field] === 'number') timings[field.replace('_ms', 'Ms')] = header[field] as number;
+    }
+    Object.assign(this.timings, timings);
+    return {
+      data: payload,
+      width: header.width as number,
+      height: header.height as number,
+      mimeType: request.format === 'png' ? 'image/png' : 'image/jpeg',
+      timings,
+    };
+  }
+
+  async move(to: Point) {
+    await this.input_('move', { x: to.x, y: to.y });
+  }
+  async click(at: Point, button: MouseButton, count: 1 | 2 | 3, modifiers: string[]) {
+    await this.input_('click', { x: at.x, y: at.y, button, count, modifiers });
+  }
+  async mouseDown(button: MouseButton) {
+    await this.input_('mouse_down', { button });
+  }
+  async mouseUp(button: MouseButton) {
+    await this.input_('mouse_up', { button });
+  }
+  async drag(from: Point | null, to: Point, modifiers: string[]) {
+    await this.input_('drag', { from: from ? [from.x, from.y] : null, to: [to.x, to.y], modifiers });
+  }
+  async scroll(at: Point, direction: ScrollDirection, amount: number, modifiers: string[]) {
+    await this.input_('scroll', { x: at.x, y: at.y, direction, amount, modifiers });
+  }
+  async key(chord: string, repeat: number) {
+    await this.input_('key', { keys: chord, repeat });
+  }
+  async type(text: string) {
+    await this.input_('type', { text });
+  }
+  async holdKey(chord: string, seconds: number) {
+    await this.input_('hold_key', { keys: chord, duration: seconds });
+  }
+  async cursorPosition(): Promise<Point> {
+    return this.input_<Point>('cursor_position');
+  }
+  async frontmostApp(): Promise<AppInfo> {
+    return toApp(await this.input_<RawApp>('frontmost_app'));
+  }
+}
