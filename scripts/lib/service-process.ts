@@ -1,0 +1,75 @@
+/**
+ * Runs a deskgate service as a child in its own process group (so everything it starts —
+ * Xvfb, helpers — can be stopped together) and waits for a pino log line that says it is up.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+export interface ServiceProcess {
+  name: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  name: string;
+  entry: string;
+  env: NodeJS.ProcessEnv;
+  logFile: string;
+  /** Resolves with the first log record for which this returns a value. */
+  readyWhen: (record: Record<string, unknown>) => unknown;
+  timeoutMs?: number;
+}
+
+export async function startService<T>(options: ServiceOptions): Promise<{ service: ServiceProcess; ready: T }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', options.entry], {
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const log = createWriteStream(options.logFile, { flags: 'a' });
+  child.stderr!.pipe(log, { end: false });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    // The service tears its desktops down on SIGTERM; the group kill catches any leftover.
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 8000);
+    await exited;
+    clearTimeout(timer);
+    killGroup(child, 'SIGKILL');
+  };
+  const ready = await new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${options.name} did not start within ${(options.timeoutMs ?? 60_000) / 1000} s; see ${options.logFile}`)), options.timeoutMs ?? 60_000);
+    child.once('exit', (code) => reject(new Error(`${options.name} exited with ${code} before it was ready; see ${options.logFile}`)));
+    const lines = createInterface({ input: child.stdout! });
+    let settled = false;
+    lines.on('line', (line) => {
+      log.write(`${line}\n`);
+      if (settled) return;
+      try {
+        const value = options.readyWhen(JSON.parse(line) as Record<string, unknown>);
+        if (value !== undefined && value !== false) {
+          settled = true;
+          clearTimeout(timer);
+          resolve(value as T);
+        }
+      } catch {
+        // not a JSON log line
+      }
+    });
+  }).catch(async (error) => {
+    await stop();
+    throw error;
+  });
+  return { service: { name: options.name, process: child, stop }, ready };
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,18 @@
+/** Looks behind the gateway, for assertions only: which desktop a session holds, and its helpers. */
+import { Redis } from 'ioredis';
+import { keys } from '@deskgate/dispatch';
+
+export interface DesktopFacts {
+  id: string;
+  display: string;
+  workerId: string;
+  capturePid: number;
+  inputPid: number;
+}
+
+export async function desktopOf(redis: Redis, tenant: string, session: string): Promise<DesktopFacts> {
+  const id = await redis.hget(keys.session(tenant, session), 'desktopId');
+  if (!id) throw new Error(`session ${tenant}/${session} holds no desktop`);
+  const record = await redis.hgetall(keys.desktop(id));
+  return { id, display: record.display!, workerId: record.workerId!, capturePid: Number(record.capturePid), inputPid: Number(record.inputPid) };
+}

@@ -1,0 +1,88 @@
+/**
+ * The probe app (tests/probe/probe_app.py) on a session's desktop: every event it receives is
+ * a JSON line in a file the tests read.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../../scripts/lib/stack.ts';
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface ProbeEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface ReadyEvent extends ProbeEvent {
+  window: Rect;
+  button: Rect;
+  text: Rect;
+  color_area: Rect;
+}
+
+export class Probe {
+  private constructor(
+    readonly process: ChildProcess,
+    readonly eventsFile: string,
+    readonly ready: ReadyEvent,
+  ) {}
+
+  static async start(display: string, options: { color?: string; geometry?: string; title?: string; wmClass?: string } = {}): Promise<Probe> {
+    const eventsFile = join(mkdtempSync(join(tmpdir(), 'deskgate-probe-')), 'events.jsonl');
+    const child = spawn(
+      '/usr/bin/python3',
+      [
+        `${repoRoot}tests/probe/probe_app.py`,
+        '--events', eventsFile,
+        '--geometry', options.geometry ?? '800x600+100+80',
+        '--color', options.color ?? '#3366cc',
+        '--title', options.title ?? 'deskgate probe',
+        '--class', options.wmClass ?? 'DeskgateProbe',
+      ],
+      { env: { ...process.env, DISPLAY: display }, stdio: 'ignore' },
+    );
+    const probe = new Probe(child, eventsFile, undefined as never);
+    const ready = (await probe.waitFor((event) => event.type === 'ready', 15_000)) as ReadyEvent;
+    return new Probe(child, eventsFile, ready);
+  }
+
+  events(): ProbeEvent[] {
+    if (!existsSync(this.eventsFile)) return [];
+    return readFileSync(this.eventsFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as ProbeEvent);
+  }
+
+  /** Events recorded after the first `skip` ones. */
+  since(skip: number): ProbeEvent[] {
+    return this.events().slice(skip);
+  }
+
+  async waitFor(match: (event: ProbeEvent) => boolean, timeoutMs = 5000, skip = 0): Promise<ProbeEvent> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.since(skip).find(match);
+      if (found) return found;
+      if (Date.now() > until) throw new Error(`probe event not seen within ${timeoutMs} ms; last events: ${JSON.stringify(this.events().slice(-8))}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** The last recorded contents of the text widget. */
+  lastText(skip = 0): string | undefined {
+    const texts = this.since(skip).filter((event) => event.type === 'text');
+    return texts.at(-1)?.value as string | undefined;
+  }
+
+  stop(): void {
+    this.process.kill('SIGTERM');
+  }
+}
