@@ -1,0 +1,151 @@
+/**
+ * The refusals of the vertical slice, on the real stack: authentication, tenant isolation,
+ * Origin/Host validation, bad input that changes nothing, and helpers that are started once
+ * per desktop and survive being killed.
+ */
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
+import { startStack, type Stack } from '../../scripts/lib/stack.ts';
+import { desktopOf } from '../support/desktops.ts';
+import { closeTo, decodeJpeg, hex } from '../support/image.ts';
+import { connect, errorKind, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
+import { Probe } from '../support/probe.ts';
+
+const COLOR = '#cc3344';
+const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+function post(url: string, headers: Record<string, string>, body = initialize) {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+}
+
+describe('security of the vertical slice', () => {
+  let stack: Stack;
+  let redis: Redis;
+  let keyB: string;
+  let alice: McpConnection;
+  let probe: Probe;
+
+  before(async () => {
+    stack = await startStack({ env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_MAX_DESKTOPS: '6' }, tenant: 'tenant-a', logDir: mkdtempSync(join(tmpdir(), 'deskgate-sec-')) });
+    redis = new Redis(stack.redisUrl);
+    keyB = (await new ApiKeyStore(redis).create('tenant-b')).key;
+    alice = await connect('2025-11-25', `${stack.mcpUrl}/shared`, stack.apiKey);
+    assert.ok(!(await alice.call('screenshot')).isError);
+    probe = await Probe.start((await desktopOf(redis, 'tenant-a', 'shared')).display, { color: COLOR, geometry: '600x400+0+0' });
+  });
+  after(async () => {
+    probe?.stop();
+    await alice?.close();
+    redis?.disconnect();
+    await stack?.stop();
+  });
+
+  test('no key, a malformed header or a wrong key get 401 with a Bearer challenge', async () => {
+    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer dg_not-a-real-key' }, { authorization: `Bearer ${stack.apiKey}x` }]) {
+      const response = await post(stack.mcpUrl, headers);
+      assert.equal(response.status, 401, JSON.stringify(headers));
+      assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="deskgate"/);
+    }
+    assert.equal((await fetch(`${stack.mcpUrl.replace('/mcp', '')}/v1/sessions`)).status, 401);
+  });
+
+  test('a hostile Origin is refused even with a valid key', async () => {
+    const response = await post(stack.mcpUrl, { authorization: `Bearer ${stack.apiKey}`, origin: 'http://evil.example' });
+    assert.equal(response.status, 403);
+    const allowed = await post(stack.mcpUrl, { authorization: `Bearer ${stack.apiKey}`, origin: 'http://localhost:3000' });
+    assert.equal(allowed.status, 200);
+  });
+
+  test('a foreign Host header is refused (DNS rebinding)', async () => {
+    const url = new URL(stack.mcpUrl);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'attacker.example', authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end(initialize);
+    });
+    assert.equal(status, 403);
+  });
+
+  test('tenant B can neither see nor drive tenant A\'s session of the same name', async () => {
+    const bob = await connect('2026-07-28', `${stack.mcpUrl}/shared`, keyB);
+    try {
+      const skip = probe.events().length;
+      const shot = decodeJpeg(imageOf(await bob.call('screenshot')).data);
+      assert.ok(!closeTo(shot.pixel(300, 200), hex(COLOR)), 'B sees a desktop without A\'s window');
+      const aliceShot = decodeJpeg(imageOf(await alice.call('screenshot')).data);
+      assert.ok(closeTo(aliceShot.pixel(300, 200), hex(COLOR)), 'A still sees its window');
+      assert.ok(!(await bob.call('left_click', { coordinate: [300, 200] })).isError);
+      await bob.call('type', { text: 'from tenant b' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(probe.since(skip), [], 'A\'s app received nothing from B');
+      assert.notEqual((await desktopOf(redis, 'tenant-b', 'shared')).id, (await desktopOf(redis, 'tenant-a', 'shared')).id);
+
+      const base = stack.mcpUrl.replace('/mcp', '');
+      const listB = (await (await fetch(`${base}/v1/sessions`, { headers: { authorization: `Bearer ${keyB}` } })).json()) as { sessions: { name: string }[] };
+      assert.deepEqual(listB.sessions.map((s) => s.name), ['shared']);
+      const ended = await fetch(`${base}/v1/sessions/shared`, { method: 'DELETE', headers: { authorization: `Bearer ${keyB}` } });
+      assert.equal(ended.status, 200);
+      assert.ok(!(await alice.call('cursor_position')).isError, 'ending B\'s session left A\'s alone');
+    } finally {
+      await bob.close();
+    }
+  });
+
+  test('invalid arguments get clear tool errors, change nothing, and the server keeps serving', async () => {
+    const skip = probe.events().length;
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['left_click', { coordinate: 'here' }, /coordinate/],
+      ['left_click', {}, /coordinate/],
+      ['left_click', { coordinate: [5000, 10] }, /outside/],
+      ['scroll', { coordinate: [10, 10], scroll_direction: 'up', scroll_amount: 1000 }, /scroll_amount/],
+      ['key', { text: 'ctrl+nosuchkey' }, /nosuchkey/],
+      ['key', { text: 'a', repeat: 1e9 }, /repeat/],
+      ['type', { text: 'x'.repeat(20_001) }, /20000/],
+      ['wait', { duration: -1 }, /duration/],
+      ['hold_key', { text: 'shift', duration: 'long' }, /duration/],
+    ];
+    for (const [tool, args, message] of cases) {
+      const result = await alice.call(tool, args);
+      assert.equal(errorKind(result), 'bad_args', `${tool} ${JSON.stringify(args).slice(0, 80)} → ${textOf(result)}`);
+      assert.match(textOf(result), message);
+    }
+    const huge = await post(stack.mcpUrl + '/shared', { authorization: `Bearer ${stack.apiKey}` }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'type', arguments: { text: 'y'.repeat(2_000_000) } } }));
+    assert.equal(huge.status, 413);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(probe.since(skip).filter((e) => e.type !== 'motion_drag'), [], 'the app received nothing');
+    assert.ok(!(await alice.call('screenshot')).isError, 'still serving');
+  });
+
+  test('helpers are started once per desktop and survive being killed', async () => {
+    const before = await desktopOf(redis, 'tenant-a', 'shared');
+    for (let i = 0; i < 50; i++) {
+      assert.ok(!(await alice.call('mouse_move', { coordinate: [10 + i, 10] })).isError);
+      assert.ok(!(await alice.call('screenshot')).isError);
+    }
+    const steady = await desktopOf(redis, 'tenant-a', 'shared');
+    assert.deepEqual([steady.capturePid, steady.inputPid], [before.capturePid, before.inputPid], 'same helper processes across 100 actions');
+
+    process.kill(before.inputPid, 'SIGKILL');
+    process.kill(before.capturePid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const moved = await alice.call('mouse_move', { coordinate: [42, 24] });
+    assert.ok(!moved.isError, textOf(moved));
+    assert.equal(textOf(await alice.call('cursor_position')), '(42, 24)');
+    assert.ok(!(await alice.call('screenshot')).isError);
+    const after = await desktopOf(redis, 'tenant-a', 'shared');
+    assert.notEqual(after.inputPid, before.inputPid);
+    assert.notEqual(after.capturePid, before.capturePid);
+  });
+});
