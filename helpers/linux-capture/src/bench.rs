@@ -1,0 +1,123 @@
+//! `deskgate-capture bench`: the in-process floor for each stage on the full screen,
+//! printed as one JSON line (p50/p90 milliseconds) for the benchmark harness.
+
+use std::time::Instant;
+
+use fast_image_resize::FilterType;
+use serde_json::{json, Value};
+
+use crate::contract::Format;
+use crate::convert::to_rgb;
+use crate::encode::{EncodeError, Encoder};
+use crate::scale::{ScaleError, Scaler};
+use crate::x11::{Backend, Display, GetImageBackend, ShmBackend, X11Error};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    X11(#[from] X11Error),
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    #[error(transparent)]
+    Scale(#[from] ScaleError),
+}
+
+const WARMUP: usize = 2;
+
+#[derive(Default)]
+struct Samples(Vec<f64>);
+
+impl Samples {
+    fn time<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.0.push(start.elapsed().as_secs_f64() * 1e3);
+        out
+    }
+
+    fn summary(mut self) -> Value {
+        if self.0.is_empty() {
+            return Value::Null;
+        }
+        self.0.sort_by(f64::total_cmp);
+        let pick = |p: f64| {
+            let i = ((self.0.len() as f64 * p).ceil() as usize).clamp(1, self.0.len()) - 1;
+            (self.0[i] * 1e3).round() / 1e3
+        };
+        json!({ "p50": pick(0.5), "p90": pick(0.9) })
+    }
+}
+
+pub fn run(display: Option<&str>, iterations: usize) -> Result<String, BenchError> {
+    let display = Display::connect(display)?;
+    let screen = display.root_rect()?;
+    let (w, h) = (screen.width, screen.height);
+    let (sw, sh) = ((w * 3 / 4).max(1), (h * 3 / 4).max(1));
+    let mut shm = ShmBackend::probe(&display);
+    let mut getimage = GetImageBackend::default();
+    let mut encoder = Encoder::new()?;
+    let (mut lanczos, mut bilinear) = (
+        Scaler::new(FilterType::Lanczos3),
+        Scaler::new(FilterType::Bilinear),
+    );
+    let layout = *display.layout();
+
+    let names = [
+        "shm_capture",
+        "getimage_capture",
+        "convert",
+        "jpeg_q75",
+        "png",
+        "scale_lanczos3",
+        "scale_bilinear",
+        "shm_jpeg_total",
+    ];
+    let mut samples: Vec<Samples> = names.iter().map(|_| Samples::default()).collect();
+    let mut shm_error = None;
+    let (mut rgb, mut jpeg_bytes, mut png_bytes) = (Vec::new(), 0, 0);
+
+    for round in 0..WARMUP + iterations {
+        let mut s: Vec<Samples> = names.iter().map(|_| Samples::default()).collect();
+        if let Ok(backend) = shm.as_mut() {
+            if let Err(e) = s[0].time(|| backend.grab(&display, &screen)) {
+                shm_error = Some(e.to_string());
+                shm = Err(e);
+            }
+        }
+        s[1].time(|| getimage.grab(&display, &screen))?;
+        let frame = getimage.frame();
+        s[2].time(|| to_rgb(frame.data, frame.stride, w, h, &layout, &mut rgb));
+        jpeg_bytes = s[3]
+            .time(|| encoder.encode(&rgb, w, h, Format::Jpeg, 75))?
+            .len();
+        png_bytes = s[4]
+            .time(|| encoder.encode(&rgb, w, h, Format::Png, 0))?
+            .len();
+        s[5].time(|| lanczos.scale(&rgb, w, h, sw, sh))?;
+        s[6].time(|| bilinear.scale(&rgb, w, h, sw, sh))?;
+        if let Ok(backend) = shm.as_mut() {
+            s[7].time(|| -> Result<(), BenchError> {
+                backend.grab(&display, &screen)?;
+                let frame = backend.frame();
+                to_rgb(frame.data, frame.stride, w, h, &layout, &mut rgb);
+                encoder.encode(&rgb, w, h, Format::Jpeg, 75)?;
+                Ok(())
+            })?;
+        }
+        if round >= WARMUP {
+            for (all, one) in samples.iter_mut().zip(s) {
+                all.0.extend(one.0);
+            }
+        }
+    }
+
+    let mut out = json!({
+        "width": w, "height": h, "iterations": iterations,
+        "scale_to": format!("{sw}x{sh}"), "jpeg_bytes": jpeg_bytes, "png_bytes": png_bytes,
+        "shm_error": shm_error.or_else(|| shm.as_ref().err().map(|e| e.to_string())),
+    });
+    for (name, s) in names.iter().zip(samples) {
+        out[format!("{name}_ms")] = s.summary();
+    }
+    Ok(out.to_string())
+}

@@ -1,0 +1,83 @@
+//! Command-line parsing (small enough not to need a parser crate).
+
+pub const USAGE: &str = "usage: deskgate-capture [--display :N]
+       deskgate-capture bench [--display :N] [--iterations N]
+
+Serves the framed capture protocol on stdin/stdout (see docs/capture-helper.md);
+logs go to stderr. Environment: DESKGATE_CAPTURE_BACKEND=auto|shm|getimage.";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Serve {
+        display: Option<String>,
+    },
+    Bench {
+        display: Option<String>,
+        iterations: usize,
+    },
+    Help,
+}
+
+pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut args = args.into_iter().peekable();
+    let bench = args.next_if(|a| a == "bench").is_some();
+    let (mut display, mut iterations) = (None, 50usize);
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--display" => display = Some(value("--display")?),
+            "--iterations" if bench => {
+                let v = value("--iterations")?;
+                iterations =
+                    v.parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                        format!("--iterations must be a positive integer, got {v:?}")
+                    })?;
+            }
+            other => return Err(format!("unexpected argument {other:?}")),
+        }
+    }
+    Ok(if bench {
+        Command::Bench {
+            display,
+            iterations,
+        }
+    } else {
+        Command::Serve { display }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Command, String> {
+        parse_args(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn parses_serve_and_bench() {
+        assert_eq!(parse(&[]), Ok(Command::Serve { display: None }));
+        assert_eq!(
+            parse(&["--display", ":7"]),
+            Ok(Command::Serve {
+                display: Some(":7".into())
+            })
+        );
+        assert_eq!(
+            parse(&["bench", "--iterations", "5", "--display", ":3"]),
+            Ok(Command::Bench {
+                display: Some(":3".into()),
+                iterations: 5
+            })
+        );
+    }
+
+    #[test]
+    fn rejects_bad_arguments() {
+        assert!(parse(&["--display"]).is_err());
+        assert!(parse(&["--iterations", "5"]).is_err());
+        assert!(parse(&["bench", "--iterations", "0"]).is_err());
+        assert!(parse(&["--frobnicate"]).is_err());
+    }
+}

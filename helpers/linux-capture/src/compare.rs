@@ -1,0 +1,101 @@
+//! The staleness guard's arithmetic: count raw RGB pixels that differ between a kept
+//! frame and a freshly captured patch of it. Never compares decoded JPEG.
+
+use crate::contract::Rect;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Difference {
+    pub differing: u64,
+    pub compared: u64,
+}
+
+/// `kept` holds the pixels of `kept_area`; `live` holds the pixels of `patch`, which must
+/// lie inside `kept_area`. Both are packed RGB8 and already masked the same way.
+pub fn compare_patch(kept: &[u8], kept_area: &Rect, live: &[u8], patch: &Rect) -> Difference {
+    debug_assert!(kept_area.contains(patch));
+    let kept_row = kept_area.width as usize * 3;
+    let live_row = patch.width as usize * 3;
+    let left = (patch.x - kept_area.x) as usize * 3;
+    let top = (patch.y - kept_area.y) as usize;
+    let mut differing = 0u64;
+    for (live_line, kept_line) in live
+        .chunks_exact(live_row)
+        .zip(kept.chunks_exact(kept_row).skip(top))
+    {
+        let kept_line = &kept_line[left..left + live_row];
+        differing += live_line
+            .chunks_exact(3)
+            .zip(kept_line.chunks_exact(3))
+            .filter(|(a, b)| a != b)
+            .count() as u64;
+    }
+    Difference {
+        differing,
+        compared: u64::from(patch.width) * u64::from(patch.height),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    /// A 4x3 frame at (10, 10) where pixel value encodes its position.
+    fn kept() -> (Vec<u8>, Rect) {
+        let area = rect(10, 10, 4, 3);
+        let px = (0..12u8).flat_map(|i| [i, i, i]).collect();
+        (px, area)
+    }
+
+    #[test]
+    fn identical_patch_is_same() {
+        let (k, area) = kept();
+        // Patch covering columns 1-2 of rows 1-2: indices 5,6,9,10.
+        let live: Vec<u8> = [5u8, 6, 9, 10].iter().flat_map(|&i| [i, i, i]).collect();
+        let d = compare_patch(&k, &area, &live, &rect(11, 11, 2, 2));
+        assert_eq!(
+            d,
+            Difference {
+                differing: 0,
+                compared: 4
+            }
+        );
+    }
+
+    #[test]
+    fn counts_each_changed_pixel_once() {
+        let (k, area) = kept();
+        let mut live: Vec<u8> = [5u8, 6, 9, 10].iter().flat_map(|&i| [i, i, i]).collect();
+        live[0] = 200; // one channel of the first pixel
+        live[9..12].copy_from_slice(&[1, 2, 3]); // the whole last pixel
+        let d = compare_patch(&k, &area, &live, &rect(11, 11, 2, 2));
+        assert_eq!(
+            d,
+            Difference {
+                differing: 2,
+                compared: 4
+            }
+        );
+    }
+
+    #[test]
+    fn whole_frame_patch() {
+        let (k, area) = kept();
+        let d = compare_patch(&k, &area, &k, &area);
+        assert_eq!(
+            d,
+            Difference {
+                differing: 0,
+                compared: 12
+            }
+        );
+    }
+}

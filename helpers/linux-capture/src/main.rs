@@ -1,0 +1,56 @@
+//! Thin entry point: parse arguments, then serve or bench. Stdout carries protocol
+//! frames only; everything human-readable goes to stderr.
+
+use std::io::{self, BufReader, BufWriter};
+use std::process::ExitCode;
+
+use deskgate_capture::cli::{parse_args, Command, USAGE};
+use deskgate_capture::service::Service;
+use deskgate_capture::x11::BackendChoice;
+use deskgate_capture::{bench, server};
+
+fn main() -> ExitCode {
+    match parse_args(std::env::args().skip(1)) {
+        Ok(Command::Help) => {
+            eprintln!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Ok(Command::Serve { display }) => serve(display.as_deref()),
+        Ok(Command::Bench {
+            display,
+            iterations,
+        }) => match bench::run(display.as_deref(), iterations) {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("deskgate-capture bench: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("deskgate-capture: {e}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn serve(display: Option<&str>) -> ExitCode {
+    let mut service = match Service::connect(display, BackendChoice::from_env()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("deskgate-capture: cannot start encoder: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let input = BufReader::new(io::stdin().lock());
+    let output = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    match server::serve(&mut service, input, output) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("deskgate-capture: protocol pipe failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
