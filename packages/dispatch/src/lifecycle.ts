@@ -32,7 +32,7 @@ export class LifecycleClient {
   }
 
   async allocate(ref: SessionRef, timeoutMs: number): Promise<string> {
-    const job = await this.queue.add('allocate', ref, {
+    const job = await this.queue.add('allocate', { tenant: ref.tenant, session: ref.name }, {
       attempts: 3,
       backoff: { type: 'fixed', delay: 250 },
       removeOnComplete: { age: 300 },
@@ -52,7 +52,7 @@ export class LifecycleClient {
       queue = new Queue(workerQueueName(workerId), { connection: this.redis, prefix: keys.bullPrefix() });
       this.workerQueues.set(workerId, queue);
     }
-    await queue.add('release', { ...ref, desktopId }, { removeOnComplete: true, removeOnFail: { age: 3600 } });
+    await queue.add('release', { tenant: ref.tenant, session: ref.name, desktopId }, { removeOnComplete: true, removeOnFail: { age: 3600 } });
   }
 
   async close(): Promise<void> {

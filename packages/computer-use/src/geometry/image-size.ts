@@ -25,7 +25,7 @@ export function targetImageSize(display: Size, maxTokens = MAX_TOKENS): Size {
   if (!(display.width >= 1 && display.height >= 1)) {
     throw new RangeError(`display size must be at least 1×1, got ${display.width}×${display.height}`);
   }
-  if (fits(display, maxTokens)) return { ...display };
+  if (fits(display, maxTokens)) return { width: display.width, height: display.height };
   const aspect = display.width / display.height;
   const sizeFor = (width: number): Size => ({ width, height: Math.max(1, Math.round(width / aspect)) });
   // Binary search the largest width that fits; width 1 always fits.
