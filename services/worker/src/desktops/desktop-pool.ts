@@ -50,8 +50,15 @@ export class DesktopPool {
     return this.spares.length + this.held.size + this.starting;
   }
 
-  /** Starts spares until the warm target is met (never beyond capacity). */
-  async fillSpares(): Promise<void> {
+  private filling: Promise<void> | null = null;
+
+  /** Starts spares until the warm target is met (never beyond capacity); one filler at a time. */
+  fillSpares(): Promise<void> {
+    this.filling ??= this.fill().finally(() => (this.filling = null));
+    return this.filling;
+  }
+
+  private async fill(): Promise<void> {
     while (!this.closed && this.spares.length + this.starting < this.config.warmDesktops && this.total < this.config.maxDesktops) {
       this.starting++;
       try {
@@ -142,6 +149,8 @@ export class DesktopPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
+    // A spare still starting would otherwise outlive the worker.
+    await this.filling;
     await Promise.all([...this.held.keys()].map((id) => this.release(id).catch(() => undefined)));
     await Promise.all(this.spares.splice(0).map((desktop) => desktop.stop()));
     await this.redis.del(keys.workerAlive(this.config.workerId)).catch(() => undefined);
