@@ -29,6 +29,8 @@ export interface Stack {
   logDir: string;
   gateway: ServiceProcess;
   worker: ServiceProcess;
+  /** Starts one more worker on the same Redis (e.g. after killing one); stopped with the stack. */
+  startWorker(): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -61,14 +63,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       redis.disconnect();
     }
 
-    const worker = await startService<true>({
-      name: 'worker',
-      entry: `${repoRoot}services/worker/src/main.ts`,
-      env,
-      logFile: `${logDir}/worker.log`,
-      readyWhen: (record) => record.msg === 'worker ready' || undefined,
-    });
-    started.push(worker.service);
+    const startWorker = async () => {
+      const worker = await startService<true>({
+        name: 'worker',
+        entry: `${repoRoot}services/worker/src/main.ts`,
+        env,
+        logFile: `${logDir}/worker.log`,
+        readyWhen: (record) => record.msg === 'worker ready' || undefined,
+      });
+      started.push(worker.service);
+      return worker.service;
+    };
+    const worker = await startWorker();
     const gateway = await startService<string>({
       name: 'gateway',
       entry: `${repoRoot}services/gateway/src/main.ts`,
@@ -77,7 +83,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       readyWhen: (record) => (record.msg === 'gateway listening' ? (record.url as string) : undefined),
     });
     started.push(gateway.service);
-    return { mcpUrl: gateway.ready, apiKey, tenant, redisUrl, logDir, gateway: gateway.service, worker: worker.service, stop: stopAll };
+    return { mcpUrl: gateway.ready, apiKey, tenant, redisUrl, logDir, gateway: gateway.service, worker, startWorker, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
