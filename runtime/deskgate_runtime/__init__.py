@@ -1,0 +1,1 @@
+"""deskgate input runtime: XTest input, EWMH windows and the clipboard behind a JSON-lines protocol."""

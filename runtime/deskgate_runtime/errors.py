@@ -1,0 +1,33 @@
+"""Typed failures. Each carries the protocol error `kind` it is reported as.
+
+Bad input is a plain `ValueError` (reported as `bad_args`); everything here is about the
+X server or the desktop, not about the request's shape.
+"""
+
+
+class RuntimeFault(Exception):
+    kind = "x11_error"
+
+
+class X11Error(RuntimeFault):
+    """An X request failed; `error_name` is the X error class, e.g. "BadWindow"."""
+
+    kind = "x11_error"
+
+    def __init__(self, message, error_name=None):
+        super().__init__(message)
+        self.error_name = error_name
+
+
+class DisplayError(RuntimeFault):
+    """No X server, or the connection to it broke."""
+
+    kind = "display_error"
+
+
+class NotFound(RuntimeFault):
+    kind = "not_found"
+
+
+class Unsupported(RuntimeFault):
+    kind = "unsupported"

@@ -1,0 +1,242 @@
+"""The operations: one handler per op, each validating its parameters and returning a result.
+
+Handlers raise ValueError for bad input and RuntimeFault subclasses for desktop failures;
+the server turns both into error responses.
+"""
+import logging
+import time
+
+from .client_sync import ClientSync
+from .clipboard import Clipboard
+from .errors import DisplayError
+from .keyboard import MAX_TEXT, Keyboard
+from .keymap import Keymap
+from .pointer import BUTTONS, SCROLL_BUTTONS, Pointer
+from .spare_keys import SparePool
+from .windows import Windows
+from .xconn import XConnection
+
+log = logging.getLogger(__name__)
+MAX_WINDOW_ID = 0xFFFFFFFF
+
+
+class Runtime:
+    """Everything one desktop needs, on one X connection (plus the helper threads' own)."""
+
+    def __init__(self, display_name=None):
+        self.x = XConnection(display_name)
+        if not self.x.display.has_extension("XTEST"):
+            self.x.close()
+            raise DisplayError(f"X server {self.x.name} has no XTEST extension")
+        self.keymap = Keymap(self.x)
+        self.sync = ClientSync(self.x.name, self.x.display.display.info.resource_id_base)
+        self.pool = SparePool(self.x, self.keymap, self.sync)
+        self.keyboard = Keyboard(self.x, self.keymap, self.pool)
+        self.pointer = Pointer(self.x)
+        self.windows = Windows(self.x)
+        self.clipboard = Clipboard(self.x.name)
+
+    def release_all(self):
+        self.pointer.release_all()
+        self.keyboard.release_all()
+
+    def idle(self):
+        self.pool.idle()
+
+    def close(self):
+        try:
+            self.release_all()
+            self.pool.restore()
+        except Exception:
+            log.warning("releasing input on exit failed", exc_info=True)
+        self.clipboard.close()
+        self.sync.close()
+        self.x.close()
+
+
+def _point(rt, p):
+    return (p.int("x", 0, rt.x.width - 1), p.int("y", 0, rt.x.height - 1))
+
+
+def op_ping(rt, p):
+    p.done()
+    return {}
+
+
+def op_check(rt, p):
+    p.done()
+    with rt.x.checked("XTEST version"):
+        version = rt.x.display.xtest_get_version(2, 2)
+    return {"xtest": version.major_version >= 2,
+            "width": rt.x.width, "height": rt.x.height}
+
+
+def op_move(rt, p):
+    x, y = _point(rt, p)
+    p.done()
+    rt.pointer.move(x, y)
+    return {}
+
+
+def op_click(rt, p):
+    x, y = _point(rt, p)
+    button = BUTTONS[p.enum("button", tuple(BUTTONS), "left")]
+    count = p.int("count", 1, 3, 1)
+    mods = p.str_list("modifiers", [])
+    p.done()
+    codes = rt.keyboard.press_modifiers(mods)
+    try:
+        rt.pointer.click(x, y, button, count)
+    finally:
+        rt.keyboard.release_modifiers(codes)
+    return {}
+
+
+def _mouse_button_op(pressing):
+    def handler(rt, p):
+        button = BUTTONS[p.enum("button", tuple(BUTTONS), "left")]
+        x, y = p.int("x", 0, rt.x.width - 1, None), p.int("y", 0, rt.x.height - 1, None)
+        if (x is None) != (y is None):
+            raise ValueError(f"{p.op}: give both 'x' and 'y', or neither")
+        p.done()
+        if pressing and button in rt.pointer.held:
+            raise ValueError(f"mouse_down: button {button} is already held; send mouse_up first")
+        if x is not None:
+            rt.pointer.move(x, y)
+        (rt.pointer.down if pressing else rt.pointer.up)(button)
+        return {}
+    return handler
+
+
+def op_drag(rt, p):
+    start = p.point("from", rt.x.width, rt.x.height, None)
+    end = p.point("to", rt.x.width, rt.x.height)
+    button = BUTTONS[p.enum("button", tuple(BUTTONS), "left")]
+    mods = p.str_list("modifiers", [])
+    p.done()
+    codes = rt.keyboard.press_modifiers(mods)
+    try:
+        rt.pointer.drag(start, end, button)
+    finally:
+        rt.keyboard.release_modifiers(codes)
+    return {}
+
+
+def op_scroll(rt, p):
+    x, y = _point(rt, p)
+    direction = p.enum("direction", tuple(SCROLL_BUTTONS))
+    amount = p.int("amount", 0, 100, 1)
+    mods = p.str_list("modifiers", [])
+    p.done()
+    codes = rt.keyboard.press_modifiers(mods)
+    try:
+        rt.pointer.scroll(x, y, direction, amount)
+    finally:
+        rt.keyboard.release_modifiers(codes)
+    return {}
+
+
+def op_key(rt, p):
+    keys, repeat = p.str("keys"), p.int("repeat", 1, 100, 1)
+    p.done()
+    rt.keyboard.key(keys, repeat)
+    return {}
+
+
+def op_key_down(rt, p):
+    keys = p.str("keys")
+    p.done()
+    rt.keyboard.key_down(keys)
+    return {}
+
+
+def op_key_up(rt, p):
+    keys = p.str("keys")
+    p.done()
+    rt.keyboard.key_up(keys)
+    return {}
+
+
+def op_hold_key(rt, p):
+    keys, duration = p.str("keys"), p.number("duration", 0, 100)
+    p.done()
+    codes = rt.keyboard.key_down(keys)
+    try:
+        time.sleep(duration)
+    finally:
+        rt.keyboard.key_up(keys, codes)
+    return {}
+
+
+def op_type(rt, p):
+    text = p.str("text")
+    p.done()
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"type: text is {len(text)} characters; the limit is {MAX_TEXT}")
+    return {"typed": rt.keyboard.type_text(text)}
+
+
+def op_cursor_position(rt, p):
+    p.done()
+    x, y = rt.pointer.position()
+    return {"x": x, "y": y}
+
+
+def op_frontmost_app(rt, p):
+    p.done()
+    return rt.windows.frontmost()
+
+
+def op_window_at(rt, p):
+    x, y = _point(rt, p)
+    p.done()
+    return rt.windows.at(x, y)
+
+
+def op_list_windows(rt, p):
+    p.done()
+    return {"windows": rt.windows.list()}
+
+
+def op_iconify(rt, p):
+    wid = p.int("window", 1, MAX_WINDOW_ID)
+    p.done()
+    rt.windows.iconify(wid)
+    return {}
+
+
+def op_activate(rt, p):
+    wid = p.int("window", 1, MAX_WINDOW_ID)
+    p.done()
+    rt.windows.activate(wid)
+    return {}
+
+
+def op_release_all(rt, p):
+    p.done()
+    rt.release_all()
+    return {}
+
+
+def op_clipboard_write(rt, p):
+    text = p.str("text")
+    p.done()
+    rt.clipboard.write(text)
+    return {}
+
+
+def op_clipboard_read(rt, p):
+    p.done()
+    return {"text": rt.clipboard.read()}
+
+
+OPS = {
+    "ping": op_ping, "check": op_check, "move": op_move, "click": op_click,
+    "mouse_down": _mouse_button_op(True), "mouse_up": _mouse_button_op(False),
+    "drag": op_drag, "scroll": op_scroll, "key": op_key, "key_down": op_key_down,
+    "key_up": op_key_up, "hold_key": op_hold_key, "type": op_type,
+    "cursor_position": op_cursor_position, "frontmost_app": op_frontmost_app,
+    "window_at": op_window_at, "list_windows": op_list_windows, "iconify": op_iconify,
+    "activate": op_activate, "release_all": op_release_all,
+    "clipboard_write": op_clipboard_write, "clipboard_read": op_clipboard_read,
+}

@@ -1,0 +1,196 @@
+"""A private desktop for the tests: Xvfb + openbox + the probe app + one runtime process."""
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+RUNTIME_DIR = Path(__file__).resolve().parents[1]
+REPO = RUNTIME_DIR.parent
+PROBE_APP = REPO / "tests" / "probe" / "probe_app.py"
+PYTHON = "/usr/bin/python3"
+PROBE_CLASS = "DeskgateProbe"
+
+
+def free_display(start=60):
+    for n in range(start, start + 200):
+        if not Path(f"/tmp/.X{n}-lock").exists() and not Path(f"/tmp/.X11-unix/X{n}").exists():
+            return n
+    raise RuntimeError("no free X display number")
+
+
+def wait_until(predicate, timeout=5.0, interval=0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    return predicate()
+
+
+class Desktop:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.procs = []
+        for attempt in range(5):
+            self.number = free_display(60 + attempt * 3)
+            self.display = f":{self.number}"
+            xvfb = self._spawn(["Xvfb", self.display, "-screen", "0", "1280x800x24",
+                                "-nolisten", "tcp"], "xvfb")
+            if wait_until(lambda: Path(f"/tmp/.X11-unix/X{self.number}").exists()
+                          or xvfb.poll() is not None, 10) and xvfb.poll() is None:
+                break
+        else:
+            raise RuntimeError("Xvfb did not start")
+        self.env = dict(os.environ, DISPLAY=self.display)
+        self._spawn(["openbox", "--sm-disable"], "openbox")
+        assert wait_until(lambda: self._has_root_prop("_NET_SUPPORTING_WM_CHECK"), 10), \
+            "openbox did not start"
+
+    def _has_root_prop(self, name):
+        r = subprocess.run(["xprop", "-root", name], env=dict(os.environ, DISPLAY=self.display),
+                           capture_output=True, text=True)
+        return r.returncode == 0 and "not found" not in r.stdout and "no such" not in r.stdout
+
+    def _spawn(self, argv, name, **kw):
+        log = open(self.tmp / f"{name}.log", "ab")
+        env = kw.pop("env", None) or getattr(self, "env", None) or os.environ
+        proc = subprocess.Popen(argv, stdout=kw.pop("stdout", log), stderr=log, env=env, **kw)
+        self.procs.append(proc)
+        return proc
+
+    def close(self):
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+class Probe:
+    def __init__(self, desktop, name="probe", **opts):
+        self.path = desktop.tmp / f"{name}-events.jsonl"
+        argv = [PYTHON, str(PROBE_APP), "--events", str(self.path)]
+        for k, v in opts.items():
+            argv += [f"--{k}", str(v)]
+        self.proc = desktop._spawn(argv, name)
+        self.ready = self.wait_for(lambda e: e["type"] == "ready", since=0, timeout=15)
+        assert self.ready, "probe app did not become ready"
+
+    def events(self, since=0):
+        if not self.path.exists():
+            return []
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines[since:] if line.strip()]
+
+    def mark(self):
+        return len(self.events())
+
+    def wait_for(self, predicate, since, timeout=5.0):
+        return wait_until(lambda: next((e for e in self.events(since) if predicate(e)), None),
+                          timeout)
+
+    def text_value(self, since=0):
+        values = [e["value"] for e in self.events(since) if e["type"] == "text"]
+        return values[-1] if values else None
+
+    def wait_text(self, expected, since, timeout=10.0):
+        return wait_until(lambda: self.text_value(since) == expected, timeout)
+
+    def center(self, part):
+        b = self.ready[part]
+        return b["x"] + b["width"] // 2, b["y"] + b["height"] // 2
+
+
+class RuntimeProcess:
+    """The runtime under test, spoken to over its real stdin/stdout protocol."""
+
+    def __init__(self, desktop, display=None):
+        self.proc = subprocess.Popen(
+            [PYTHON, "-m", "deskgate_runtime", "--display", display or desktop.display],
+            cwd=RUNTIME_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=open(desktop.tmp / "runtime.log", "ab"), env=desktop.env)
+        desktop.procs.append(self.proc)
+        self._lines = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self._next_id = 0
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def send_raw(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def read(self, timeout=30):
+        line = self._lines.get(timeout=timeout)
+        assert line is not None, "runtime closed stdout"
+        return json.loads(line)
+
+    def request(self, op, **params):
+        self._next_id += 1
+        rid = self._next_id
+        self.send_raw((json.dumps({"id": rid, "op": op, **params}) + "\n").encode())
+        resp = self.read()
+        assert resp["id"] == rid, resp
+        return resp
+
+    def call(self, op, **params):
+        resp = self.request(op, **params)
+        assert resp["ok"], resp
+        return resp["result"]
+
+    def error(self, op, **params):
+        resp = self.request(op, **params)
+        assert not resp["ok"], resp
+        return resp["error"]
+
+
+@pytest.fixture(scope="session")
+def desktop(tmp_path_factory):
+    for tool in ("Xvfb", "openbox", "xprop"):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not installed")
+    d = Desktop(tmp_path_factory.mktemp("desktop"))
+    yield d
+    d.close()
+
+
+@pytest.fixture(scope="session")
+def probe(desktop):
+    return Probe(desktop, geometry="800x600+0+0", color="#3366cc", **{"class": PROBE_CLASS})
+
+
+@pytest.fixture(scope="session")
+def rt(desktop, probe):
+    r = RuntimeProcess(desktop)
+    assert r.call("check")["xtest"] is True
+    return r
+
+
+@pytest.fixture
+def focused(rt, probe):
+    """The probe window active and its Text widget holding the keyboard focus, empty."""
+    win = next(w for w in rt.call("list_windows")["windows"]
+               if w["wm_class"] and w["wm_class"][1] == PROBE_CLASS)
+    rt.call("activate", window=win["id"])
+    since = probe.mark()
+    x, y = probe.center("text")
+    rt.call("click", x=x, y=y, button="left", count=1)
+    rt.call("key", keys="ctrl+a")
+    rt.call("key", keys="BackSpace")
+    if probe.text_value() not in ("", None):
+        assert probe.wait_text("", since), "could not clear the probe's text"
+    return win

@@ -1,0 +1,137 @@
+"""Keys and text, checked against what the probe app received."""
+import time
+
+from conftest import wait_until
+
+CJK = "日本語中文字符漢字測試東京大阪京都北海道沖縄九州四国山川海空雨雪花鳥風月春夏秋冬"
+
+
+def key_events(probe, since, kind="key"):
+    return [e for e in probe.events(since) if e["type"] == kind]
+
+
+def type_and_check(rt, probe, text, already=""):
+    since = probe.mark()
+    assert rt.call("type", text=text) == {"typed": len(text)}
+    expected = already + text.replace("\r\n", "\n").replace("\r", "\n")
+    assert probe.wait_text(expected, since), (probe.text_value(since), expected)
+    return expected
+
+
+def test_type_mixed_unicode_exactly(rt, probe, focused):
+    type_and_check(rt, probe, "Hello, wörld — 日本語 ✓")
+
+
+def test_type_newlines_and_tabs(rt, probe, focused):
+    type_and_check(rt, probe, "one\ntwo\tthree\r\nfour")
+
+
+def test_type_runs_of_non_ascii_repeatedly(rt, probe, focused):
+    """More distinct characters than spare keycodes, back to back: exercises rebinding."""
+    text = ""
+    for i in range(12):
+        chunk = CJK[i % 7:] + "MiXeD cAsE " + "ÄöüßéèçñØÅ€✓→≠" + CJK[:i + 3] + f" {i}\n"
+        text = type_and_check(rt, probe, chunk, text)
+
+
+def test_type_same_char_many_times(rt, probe, focused):
+    type_and_check(rt, probe, "本" * 200 + "語本" * 50)
+
+
+def test_type_rejects_control_characters_and_huge_text(rt, probe, focused):
+    since = probe.mark()
+    assert rt.error("type", text="a\x07b")["kind"] == "bad_args"
+    err = rt.error("type", text="x" * 100_001)
+    assert err["kind"] == "bad_args" and "100000" in err["message"]
+    time.sleep(0.3)
+    assert not key_events(probe, since)
+
+
+def test_key_ctrl_a_selects_all(rt, probe, focused):
+    type_and_check(rt, probe, "select me\nall of me")
+    since = probe.mark()
+    rt.call("key", keys="ctrl+a")
+    ev = probe.wait_for(lambda e: e["type"] == "select_all", since)
+    assert ev and ev["selection"] == "select me\nall of me"
+
+
+def test_key_names_aliases_and_repeat(rt, probe, focused):
+    text = type_and_check(rt, probe, "abc")
+    since = probe.mark()
+    rt.call("key", keys="BackSpace", repeat=2)
+    assert probe.wait_text("a", since)
+    since = probe.mark()
+    rt.call("key", keys="shift+b")
+    rt.call("key", keys="enter")
+    rt.call("key", keys="A")          # shifted keysym: Shift is added
+    rt.call("key", keys="comma")
+    rt.call("key", keys="ö")          # not on the US map: a borrowed keycode
+    rt.call("key", keys="space Left Right")
+    assert probe.wait_text("aB\nA,ö ", since), probe.text_value(since)
+    del text
+
+
+def test_unknown_key_name_sends_nothing(rt, probe, focused):
+    since = probe.mark()
+    err = rt.error("key", keys="ctrl+shift+NoSuchKey")
+    assert err["kind"] == "bad_args" and "NoSuchKey" in err["message"]
+    assert rt.error("key", keys="ctrl+c ctrl+Bogus")["kind"] == "bad_args"
+    assert rt.error("key_down", keys="shift+Nope")["kind"] == "bad_args"
+    assert rt.error("hold_key", keys="Nope", duration=0.1)["kind"] == "bad_args"
+    rt.call("ping")
+    time.sleep(0.3)
+    assert not key_events(probe, since)
+
+
+def test_key_modifiers_reach_the_app(rt, probe, focused):
+    since = probe.mark()
+    rt.call("key", keys="ctrl+alt+F5")
+    ev = probe.wait_for(lambda e: e["type"] == "key" and e["keysym"] == "F5", since)
+    assert ev["state"] & 4 and ev["state"] & 8
+
+
+def test_key_down_and_up(rt, probe, focused):
+    since = probe.mark()
+    rt.call("key_down", keys="shift")
+    rt.call("key", keys="x")
+    rt.call("key_up", keys="shift")
+    rt.call("key", keys="x")
+    assert probe.wait_text("Xx", since), probe.text_value(since)
+
+
+def test_hold_key_holds_for_duration(rt, probe, focused):
+    since = probe.mark()
+    start = time.monotonic()
+    rt.call("hold_key", keys="shift", duration=0.4)
+    assert time.monotonic() - start >= 0.4
+    release = probe.wait_for(lambda e: e["type"] == "key_release" and e["keysym"] == "Shift_L",
+                             since)
+    press = next(e for e in key_events(probe, since) if e["keysym"] == "Shift_L")
+    assert release["t"] - press["t"] >= 0.3
+
+
+def test_release_all_releases_held_keys(rt, probe, focused):
+    since = probe.mark()
+    rt.call("key_down", keys="ctrl")
+    rt.call("release_all")
+    assert probe.wait_for(lambda e: e["type"] == "key_release" and e["keysym"] == "Control_L",
+                          since)
+    rt.call("key", keys="y")
+    assert probe.wait_text("y", since)
+
+
+def keyboard_map(display):
+    from Xlib import display as xdisplay
+    d = xdisplay.Display(display)
+    try:
+        info = d.display.info
+        return [list(r) for r in d.get_keyboard_mapping(
+            info.min_keycode, info.max_keycode - info.min_keycode + 1)]
+    finally:
+        d.close()
+
+
+def test_spare_keycodes_are_restored(rt, probe, focused, desktop):
+    before = keyboard_map(desktop.display)
+    type_and_check(rt, probe, "日本語✓" + CJK)
+    assert wait_until(lambda: keyboard_map(desktop.display) == before, 3)
