@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Hono } from 'hono';
+import { bearerAuth, type AuthEnv } from './index.ts';
+
+const app = new Hono<AuthEnv>();
+app.use(bearerAuth({ verify: async (key) => (key === 'dg_good' ? { tenant: 'acme', keyId: 'k_1' } : null) }));
+app.get('/who', (c) => c.json(c.var.principal));
+
+test('a valid key reaches the handler with its tenant', async () => {
+  const response = await app.request('/who', { headers: { authorization: 'Bearer dg_good' } });
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), { tenant: 'acme', keyId: 'k_1' });
+});
+
+test('a missing or malformed header gets 401 and a plain challenge', async () => {
+  for (const headers of [{}, { authorization: 'dg_good' }, { authorization: 'Basic dg_good' }, { authorization: 'Bearer' }] as Record<string, string>[]) {
+    const response = await app.request('/who', { headers });
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="deskgate"');
+  }
+});
+
+test('a wrong key gets 401 with error="invalid_token"', async () => {
+  const response = await app.request('/who', { headers: { authorization: 'Bearer dg_bad' } });
+  assert.equal(response.status, 401);
+  assert.match(response.headers.get('www-authenticate')!, /error="invalid_token"/);
+  assert.equal(((await response.json()) as { error: string }).error, 'invalid_token');
+});

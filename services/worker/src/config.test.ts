@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadConfig } from './config.ts';
+
+test('defaults make a worker with nothing configured', () => {
+  const config = loadConfig({});
+  assert.deepEqual(config.desktopSize, { width: 1280, height: 800 });
+  assert.equal(config.maxDesktops, 4);
+  assert.equal(config.warmDesktops, 1);
+  assert.equal(config.python, '/usr/bin/python3');
+});
+
+test('a bad setting stops the worker with the setting named', () => {
+  assert.throws(() => loadConfig({ DESKGATE_DESKTOP_SIZE: 'big' }), /DESKGATE_DESKTOP_SIZE: a size is WIDTHxHEIGHT/);
+  assert.throws(() => loadConfig({ DESKGATE_MAX_DESKTOPS: '0' }), /DESKGATE_MAX_DESKTOPS/);
+  assert.throws(() => loadConfig({ REDIS_URL: 'not a url' }), /REDIS_URL/);
+});
+
+test('warm spares never exceed capacity', () => {
+  assert.equal(loadConfig({ DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '5' }).warmDesktops, 2);
+});
