@@ -64,7 +64,7 @@ describe('security of the vertical slice', () => {
   });
 
   test('no key, a malformed header or a wrong key get 401 with a Bearer challenge', async () => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer dg_not-a-real-key' }, { authorization: `Bearer ${stack.apiKey}x` }]) {
+    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer dg_not-a-real-key' }, { authorization: `Bearer ${stack.apiKey}x` }] as Record<string, string>[]) {
       const response = await post(stack.mcpUrl, headers);
       assert.equal(response.status, 401, JSON.stringify(headers));
       assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="deskgate"/);

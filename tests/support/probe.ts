@@ -17,10 +17,15 @@ export interface Rect {
 
 export interface ProbeEvent {
   type: string;
+  x_root?: number;
+  y_root?: number;
+  button?: number;
+  state?: number;
   [field: string]: unknown;
 }
 
-export interface ReadyEvent extends ProbeEvent {
+export interface ReadyEvent {
+  type: 'ready';
   window: Rect;
   button: Rect;
   text: Rect;
@@ -49,7 +54,7 @@ export class Probe {
       { env: { ...process.env, DISPLAY: display }, stdio: 'ignore' },
     );
     const probe = new Probe(child, eventsFile, undefined as never);
-    const ready = (await probe.waitFor((event) => event.type === 'ready', 15_000)) as ReadyEvent;
+    const ready = (await probe.waitFor((event) => event.type === 'ready', 15_000)) as unknown as ReadyEvent;
     return new Probe(child, eventsFile, ready);
   }
 
