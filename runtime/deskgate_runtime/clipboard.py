@@ -204,9 +204,11 @@ class _OwnerThread(threading.Thread):
 
     # -- reading ------------------------------------------------------------------------
     def _read(self):
-        if self._data is not None:
+        owner = _wid(self.d.get_selection_owner(self.a["CLIPBOARD"]))  # not a stale belief
+        if owner == self.win.id and self._data is not None:
             return self._data
-        if _wid(self.d.get_selection_owner(self.a["CLIPBOARD"])) == X.NONE:
+        self._data = None if owner != self.win.id else self._data
+        if owner == X.NONE:
             return None
         for target in ("UTF8_STRING", "STRING"):
             data = self._convert(self.a[target])

@@ -1,12 +1,8 @@
 """Key chords, held keys and text typing through XTest."""
-import logging
-
 from Xlib import X, XK
 from Xlib.ext import xtest
 
 from . import keys as keynames
-
-log = logging.getLogger(__name__)
 
 SHIFT_L = XK.string_to_keysym("Shift_L")
 RETURN, TAB = XK.string_to_keysym("Return"), XK.string_to_keysym("Tab")

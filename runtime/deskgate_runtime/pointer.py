@@ -8,6 +8,7 @@ from Xlib.ext import xtest
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
 DRAG_STEP_S = 0.004  # lets toolkits see separate motion events (drag thresholds, DnD)
+SETTLE_TIMEOUT_S = 0.5
 
 
 class Pointer:
@@ -48,6 +49,29 @@ class Pointer:
             p = self.x.root.query_pointer()
         return p.root_x, p.root_y
 
+    def _settle(self, released):
+        """Wait until the server has really processed our button releases.
+
+        A window manager that takes a click with a synchronous grab (openbox's click-to-focus)
+        freezes pointer events until it replays them, while key events keep flowing: a key sent
+        right after a click could reach the app first. The button mask of QueryPointer shows
+        the release only once it was processed, so poll it (typically 0-2 ms).
+        """
+        mask = 0
+        for b in released:
+            if 1 <= b <= 5:
+                mask |= X.Button1Mask << (b - 1)
+        mask &= ~sum(X.Button1Mask << (b - 1) for b in self.held if 1 <= b <= 5)
+        if not mask:
+            return
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        while True:
+            with self.x.checked("query pointer"):
+                state = self.x.root.query_pointer().mask
+            if not state & mask or time.monotonic() > deadline:
+                return
+            time.sleep(0.001)
+
     def down(self, button):
         with self.x.checked(f"press button {button}") as d:
             xtest.fake_input(d, X.ButtonPress, self._button(button))
@@ -57,6 +81,7 @@ class Pointer:
         with self.x.checked(f"release button {button}") as d:
             xtest.fake_input(d, X.ButtonRelease, self._button(button))
         self.held.discard(button)
+        self._settle([button])
 
     def click(self, x, y, button, count):
         self.move(x, y)
@@ -65,6 +90,7 @@ class Pointer:
             for _ in range(count):
                 xtest.fake_input(d, X.ButtonPress, physical)
                 xtest.fake_input(d, X.ButtonRelease, physical)
+        self._settle([button])
 
     def scroll(self, x, y, direction, amount):
         self.move(x, y)
@@ -73,6 +99,7 @@ class Pointer:
             for _ in range(amount):
                 xtest.fake_input(d, X.ButtonPress, physical)
                 xtest.fake_input(d, X.ButtonRelease, physical)
+        self._settle([SCROLL_BUTTONS[direction]])
 
     def drag(self, start, end, button):
         if start is None:

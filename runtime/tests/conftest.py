@@ -4,7 +4,6 @@ import os
 import queue
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -16,13 +15,6 @@ REPO = RUNTIME_DIR.parent
 PROBE_APP = REPO / "tests" / "probe" / "probe_app.py"
 PYTHON = "/usr/bin/python3"
 PROBE_CLASS = "DeskgateProbe"
-
-
-def free_display(start=60):
-    for n in range(start, start + 200):
-        if not Path(f"/tmp/.X{n}-lock").exists() and not Path(f"/tmp/.X11-unix/X{n}").exists():
-            return n
-    raise RuntimeError("no free X display number")
 
 
 def wait_until(predicate, timeout=5.0, interval=0.02):
@@ -39,25 +31,41 @@ class Desktop:
     def __init__(self, tmp):
         self.tmp = tmp
         self.procs = []
-        for attempt in range(5):
-            self.number = free_display(60 + attempt * 3)
-            self.display = f":{self.number}"
-            xvfb = self._spawn(["Xvfb", self.display, "-screen", "0", "1280x800x24",
-                                "-nolisten", "tcp"], "xvfb")
-            if wait_until(lambda: Path(f"/tmp/.X11-unix/X{self.number}").exists()
-                          or xvfb.poll() is not None, 10) and xvfb.poll() is None:
-                break
-        else:
-            raise RuntimeError("Xvfb did not start")
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self):
+        # -displayfd: Xvfb picks a free display itself and reports it once it accepts clients,
+        # so parallel test runs cannot race for a display number.
+        read_fd, write_fd = os.pipe()
+        xvfb = self._spawn(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x800x24",
+                            "-nolisten", "tcp"], "xvfb", pass_fds=(write_fd,))
+        os.close(write_fd)
+        with os.fdopen(read_fd) as f:
+            number = f.readline().strip()
+        assert number and xvfb.poll() is None, "Xvfb did not start: see xvfb.log"
+        self.display = f":{number}"
         self.env = dict(os.environ, DISPLAY=self.display)
-        self._spawn(["openbox", "--sm-disable"], "openbox")
-        assert wait_until(lambda: self._has_root_prop("_NET_SUPPORTING_WM_CHECK"), 10), \
-            "openbox did not start"
+        assert wait_until(lambda: self._has_root_prop("WM_NAME") is not None, 10), \
+            f"cannot connect to Xvfb on {self.display}"
+        for _ in range(3):  # openbox occasionally fails to open a just-started display
+            wm = self._spawn(["openbox", "--sm-disable"], "openbox")
+            if wait_until(lambda: wm.poll() is not None
+                          or self._has_root_prop("_NET_SUPPORTING_WM_CHECK"), 20) \
+                    and wm.poll() is None:
+                return
+        raise AssertionError("openbox did not start: " + (self.tmp / "openbox.log").read_text())
 
     def _has_root_prop(self, name):
+        """True/False when the server answered, None when xprop could not connect."""
         r = subprocess.run(["xprop", "-root", name], env=dict(os.environ, DISPLAY=self.display),
                            capture_output=True, text=True)
-        return r.returncode == 0 and "not found" not in r.stdout and "no such" not in r.stdout
+        if r.returncode != 0:
+            return None
+        return "not found" not in r.stdout and "no such" not in r.stdout
 
     def _spawn(self, argv, name, **kw):
         log = open(self.tmp / f"{name}.log", "ab")
@@ -90,7 +98,8 @@ class Probe:
     def events(self, since=0):
         if not self.path.exists():
             return []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        data = self.path.read_bytes()
+        lines = data[:data.rfind(b"\n") + 1].decode("utf-8").split("\n")[:-1]  # whole lines only
         return [json.loads(line) for line in lines[since:] if line.strip()]
 
     def mark(self):
@@ -191,6 +200,9 @@ def focused(rt, probe):
     rt.call("click", x=x, y=y, button="left", count=1)
     rt.call("key", keys="ctrl+a")
     rt.call("key", keys="BackSpace")
+    # Wait for the probe to have recorded all of that, so tests start from a quiet log.
+    assert probe.wait_for(lambda e: e["type"] == "key_release" and e["keysym"] == "BackSpace",
+                          since)
     if probe.text_value() not in ("", None):
         assert probe.wait_text("", since), "could not clear the probe's text"
     return win

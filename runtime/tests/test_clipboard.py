@@ -3,6 +3,7 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import wait_until
 
 pytestmark = pytest.mark.skipif(not shutil.which("xclip"), reason="xclip is not installed")
 
@@ -14,8 +15,13 @@ def xclip_out(desktop):
 
 def xclip_in(desktop, text):
     # xclip forks a child that owns the selection; it exits when someone else takes it.
+    # The parent may exit before the child has taken ownership: wait until it has.
     subprocess.run(["xclip", "-i", "-selection", "clipboard"], env=desktop.env,
-                   input=text.encode("utf-8"), timeout=20, check=True)
+                   input=text.encode("utf-8"), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=20, check=True)
+    assert wait_until(lambda: subprocess.run(
+        ["xclip", "-o", "-selection", "clipboard"], env=desktop.env, capture_output=True,
+        timeout=20).stdout == text.encode("utf-8"), 10)
 
 
 def test_write_then_xclip_reads(rt, desktop):

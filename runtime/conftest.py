@@ -1,0 +1,1 @@
+# Makes `deskgate_runtime` importable when pytest runs from the repository root.
