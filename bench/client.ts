@@ -1,0 +1,59 @@
+/**
+ * The MCP client the harness drives deskgate with: the official v1 SDK client
+ * (@modelcontextprotocol/sdk, protocol 2025-11-25) over Streamable HTTP — the one that speaks
+ * `ping`, the protocol floor. Every call is timed on the client and returns deskgate's own
+ * worker/gateway timings from `_meta["deskgate/timings"]`.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export type Timings = Record<string, number>;
+
+export interface TimedCall {
+  ms: number;
+  timings: Timings;
+  isError: boolean;
+  text: string;
+}
+
+export interface BenchClient {
+  url: string;
+  call(name: string, args?: Record<string, unknown>): Promise<TimedCall>;
+  /** Like call, but throws when the tool answered with an error. */
+  ok(name: string, args?: Record<string, unknown>): Promise<TimedCall>;
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+interface RawResult {
+  isError?: boolean;
+  content?: { type: string; text?: string }[];
+  _meta?: Record<string, unknown>;
+}
+
+export async function connectBench(url: string, apiKey: string): Promise<BenchClient> {
+  const client = new Client({ name: 'deskgate-bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }));
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<TimedCall> => {
+    const started = performance.now();
+    const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as RawResult;
+    const ms = performance.now() - started;
+    const text = (result.content ?? []).map((block) => (block.type === 'text' ? (block.text ?? '') : `[${block.type}]`)).join(' ');
+    return { ms, timings: (result._meta?.['deskgate/timings'] as Timings | undefined) ?? {}, isError: result.isError === true, text };
+  };
+  return {
+    url,
+    call,
+    async ok(name, args) {
+      const result = await call(name, args);
+      if (result.isError) throw new Error(`${name} failed: ${result.text.slice(0, 300)}`);
+      return result;
+    },
+    async ping() {
+      const started = performance.now();
+      await client.ping();
+      return performance.now() - started;
+    },
+    close: () => client.close(),
+  };
+}

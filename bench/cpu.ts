@@ -1,0 +1,64 @@
+/**
+ * CPU time by component while a load runs, from /proc/<pid>/stat (utime + stime), so the
+ * scale figures can say where the cores went: gateway, worker, Redis, the desktops' helpers
+ * and X servers, and the bench's own MCP clients.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+let ticksPerSecond = 100;
+try {
+  ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+} catch {
+  // 100 on every Linux we run on
+}
+
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After "pid (comm) ": state is field 3, so utime (14) and stime (15) are at 11 and 12.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return 0;
+  }
+}
+
+export type PidGroups = Record<string, number[]>;
+
+/** The redis-server listening on the given redis://host:port URL. */
+export function redisPid(redisUrl: string): number | undefined {
+  const port = new URL(redisUrl).port;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'redis-server') continue;
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(`:${port}`) || cmdline.includes(`--port ${port}`)) return Number(entry);
+    } catch {
+      // gone
+    }
+  }
+  return undefined;
+}
+
+export interface CpuMeter {
+  /** CPU ms per group since the meter started; "bench client" is this process. */
+  stop(): Record<string, number>;
+}
+
+export function startCpuMeter(groups: PidGroups): CpuMeter {
+  const read = () => Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
+  const before = read();
+  const self = process.cpuUsage();
+  return {
+    stop() {
+      const after = read();
+      const used = process.cpuUsage(self);
+      const out: Record<string, number> = {};
+      for (const name of Object.keys(groups)) out[name] = after[name]! - before[name]!;
+      out['bench client (MCP SDK)'] = (used.user + used.system) / 1000;
+      return out;
+    },
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * Scale on one worker: N sessions (each its own desktop and its own MCP client) clicking in a
+ * loop at once; the time to a ready desktop, cold and with a warm spare; memory per idle
+ * desktop.
+ */
+import { connectBench, type BenchClient } from './client.ts';
+import type { CpuMeter } from './cpu.ts';
+import { desktopMemory, sessionDesktop, type DesktopMemory } from './desktop.ts';
+import { progress, sleep, summarize, type Summary } from './stats.ts';
+
+export interface ScaleLevel {
+  sessions: number;
+  seconds: number;
+  actions: number;
+  actionsPerSecond: number;
+  latency: Summary;
+  errors: number;
+  /** CPU milliseconds per action, by component (when a meter was given). */
+  cpuMsPerAction?: Record<string, number>;
+}
+
+export interface StackRef {
+  mcpUrl: string;
+  apiKey: string;
+  tenant: string;
+  redisUrl: string;
+}
+
+/** Opens `count` sessions and takes the screenshot each needs before it may click. */
+export async function openSessions(stack: StackRef, prefix: string, count: number): Promise<BenchClient[]> {
+  const clients: BenchClient[] = [];
+  for (let i = 0; i < count; i++) {
+    const client = await connectBench(`${stack.mcpUrl}/${prefix}-${i}`, stack.apiKey);
+    await client.ok('screenshot');
+    clients.push(client);
+    progress(`  session ${i + 1}/${count} has a desktop`);
+  }
+  return clients;
+}
+
+/** Every client clicks in a loop for `seconds`; one point per session, bottom-right, off any window. */
+export async function clickLoad(clients: BenchClient[], seconds: number, point: [number, number], meter?: () => CpuMeter): Promise<ScaleLevel> {
+  // Short warm-up so each session's first-call costs are out of the figure.
+  await Promise.all(clients.map(async (client) => { for (let i = 0; i < 5; i++) await client.ok('left_click', { coordinate: point }); }));
+  const latencies: number[] = [];
+  let errors = 0;
+  const cpu = meter?.();
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (performance.now() < until) {
+        const result = await client.call('left_click', { coordinate: point });
+        if (result.isError) errors++;
+        latencies.push(result.ms);
+      }
+    }),
+  );
+  const wall = (performance.now() - started) / 1000;
+  const used = cpu?.stop();
+  const cpuMsPerAction = used ? Object.fromEntries(Object.entries(used).map(([name, ms]) => [name, ms / latencies.length])) : undefined;
+  return { sessions: clients.length, seconds: wall, actions: latencies.length, actionsPerSecond: latencies.length / wall, latency: summarize(latencies), errors, cpuMsPerAction };
+}
+
+export interface ReadyTimes {
+  samples: number[];
+  summary: Summary;
+  memory: DesktopMemory[];
+}
+
+/**
+ * Time from the first tools/call of a brand-new session to its answer — allocation through
+ * the lifecycle queue, (cold) starting Xvfb + openbox + both helpers, then one screenshot.
+ * `pauseMs` between trials lets a worker with warm spares start the next spare.
+ */
+export async function timeToReady(stack: StackRef, prefix: string, trials: number, pauseMs: number): Promise<ReadyTimes> {
+  const samples: number[] = [];
+  const memory: DesktopMemory[] = [];
+  for (let i = 0; i < trials; i++) {
+    await sleep(pauseMs);
+    const session = `${prefix}-${i}`;
+    const client = await connectBench(`${stack.mcpUrl}/${session}`, stack.apiKey);
+    const first = await client.ok('screenshot');
+    samples.push(first.ms);
+    progress(`  ${prefix} trial ${i + 1}/${trials}: ${first.ms.toFixed(0)} ms`);
+    await sleep(300);
+    memory.push(desktopMemory(await sessionDesktop(stack.redisUrl, stack.tenant, session)));
+    await client.close();
+  }
+  return { samples, summary: summarize(samples), memory };
+}
+
+/**
+ * Open-loop load at an agent-like pace: each session sends one click every 1/rate seconds
+ * (whether or not the last one took long), so the figure shows latency under a load below
+ * capacity rather than the queueing a closed loop builds by construction.
+ */
+export async function pacedLoad(clients: BenchClient[], perSessionRate: number, seconds: number, point: [number, number]): Promise<ScaleLevel> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const interval = 1000 / perSessionRate;
+  await Promise.all(
+    clients.map(async (client, index) => {
+      const inflight: Promise<void>[] = [];
+      // Spread the sessions' first clicks over one interval.
+      let next = started + (interval * index) / clients.length;
+      while (next < started + seconds * 1000) {
+        const wait = next - performance.now();
+        if (wait > 0) await sleep(wait);
+        inflight.push(
+          client.call('left_click', { coordinate: point }).then((result) => {
+            if (result.isError) errors++;
+            latencies.push(result.ms);
+          }),
+        );
+        next += interval;
+      }
+      await Promise.all(inflight);
+    }),
+  );
+  const wall = (performance.now() - started) / 1000;
+  return { sessions: clients.length, seconds: wall, actions: latencies.length, actionsPerSecond: latencies.length / wall, latency: summarize(latencies), errors };
+}
