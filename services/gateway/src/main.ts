@@ -20,8 +20,8 @@ const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, 
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  // The sandbox launcher and the tests read this line.
-  log.info({ url: `http://${host}:${info.port}/mcp` }, 'gateway listening');
+  // The sandbox launcher and the tests read this line, whatever the log level.
+  log.child({}, { level: 'info' }).info({ url: `http://${host}:${info.port}/mcp` }, 'gateway listening');
 });
 
 let stopping = false;

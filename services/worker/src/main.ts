@@ -27,7 +27,8 @@ const http = serve({ fetch: createHealthApp(metrics, () => ready && pool.ready).
 await pool.fillSpares();
 const lifecycle = startLifecycleWorkers(pool, redis, config.workerId, log);
 ready = true;
-log.info({ maxDesktops: config.maxDesktops, warm: config.warmDesktops, size: config.desktopSize }, 'worker ready');
+// Readiness is announced whatever the log level: launchers wait for this line.
+log.child({}, { level: 'info' }).info({ maxDesktops: config.maxDesktops, warm: config.warmDesktops, size: config.desktopSize }, 'worker ready');
 
 let stopping = false;
 async function shutdown(signal: string) {
