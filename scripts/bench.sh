@@ -7,18 +7,10 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh
 
 say() { printf '\033[1m[deskgate bench]\033[0m %s\n' "$*" >&2; }
+source scripts/lib/debian-packages.sh
 
 # Peers: xdotool (clicks), scrot (screenshots), ImageMagick (convert -resize).
-missing=()
-for pkg in xdotool scrot imagemagick; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing peer tools: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+ensure_debian_packages "peer tools" xdotool scrot imagemagick
 
 say "running the harness (about 2–3 minutes; BENCH_SCALE=0.3 for a quick run)"
 exec node --import tsx bench/main.ts "$@"

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { printf '\033[1m[deskgate]\033[0m %s\n' "$*" >&2; }
+source scripts/lib/debian-packages.sh
 
 # Debian packages: the desktop (Xvfb, openbox), X tools, Redis, the Python input layer's
 # libraries, and whatever the helpers list in their APT_PACKAGES files.
@@ -12,16 +13,7 @@ packages=(xvfb openbox x11-utils x11-xserver-utils xauth redis-server python3-xl
 for list in helpers/*/APT_PACKAGES runtime/APT_PACKAGES; do
   [ -f "$list" ] && while read -r pkg; do [ -n "$pkg" ] && packages+=("$pkg"); done < <(grep -v '^#' "$list")
 done
-missing=()
-for pkg in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  say "installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+ensure_debian_packages "Debian packages" "${packages[@]}"
 
 # npm workspaces.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

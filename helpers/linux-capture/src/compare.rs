@@ -39,18 +39,9 @@ pub fn compare_patch(kept: &[u8], kept_area: &Rect, live: &[u8], patch: &Rect) -
 mod tests {
     use super::*;
 
-    fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
-    }
-
     /// A 4x3 frame at (10, 10) where pixel value encodes its position.
     fn kept() -> (Vec<u8>, Rect) {
-        let area = rect(10, 10, 4, 3);
+        let area = Rect::new(10, 10, 4, 3);
         let px = (0..12u8).flat_map(|i| [i, i, i]).collect();
         (px, area)
     }
@@ -60,7 +51,7 @@ mod tests {
         let (k, area) = kept();
         // Patch covering columns 1-2 of rows 1-2: indices 5,6,9,10.
         let live: Vec<u8> = [5u8, 6, 9, 10].iter().flat_map(|&i| [i, i, i]).collect();
-        let d = compare_patch(&k, &area, &live, &rect(11, 11, 2, 2));
+        let d = compare_patch(&k, &area, &live, &Rect::new(11, 11, 2, 2));
         assert_eq!(
             d,
             Difference {
@@ -76,7 +67,7 @@ mod tests {
         let mut live: Vec<u8> = [5u8, 6, 9, 10].iter().flat_map(|&i| [i, i, i]).collect();
         live[0] = 200; // one channel of the first pixel
         live[9..12].copy_from_slice(&[1, 2, 3]); // the whole last pixel
-        let d = compare_patch(&k, &area, &live, &rect(11, 11, 2, 2));
+        let d = compare_patch(&k, &area, &live, &Rect::new(11, 11, 2, 2));
         assert_eq!(
             d,
             Difference {

@@ -3,6 +3,15 @@
 use crate::contract::Rect;
 
 impl Rect {
+    pub const fn new(x: i32, y: i32, width: u32, height: u32) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
     pub fn right(&self) -> i64 {
         i64::from(self.x) + i64::from(self.width)
     }
@@ -53,40 +62,31 @@ impl Rect {
 mod tests {
     use super::*;
 
-    fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
-    }
-
     #[test]
     fn intersects_and_clips() {
-        let screen = rect(0, 0, 100, 50);
+        let screen = Rect::new(0, 0, 100, 50);
         assert_eq!(
-            screen.intersect(&rect(-10, -10, 20, 20)),
-            Some(rect(0, 0, 10, 10))
+            screen.intersect(&Rect::new(-10, -10, 20, 20)),
+            Some(Rect::new(0, 0, 10, 10))
         );
         assert_eq!(
-            screen.intersect(&rect(90, 40, 20, 20)),
-            Some(rect(90, 40, 10, 10))
+            screen.intersect(&Rect::new(90, 40, 20, 20)),
+            Some(Rect::new(90, 40, 10, 10))
         );
-        assert_eq!(screen.intersect(&rect(100, 0, 5, 5)), None);
+        assert_eq!(screen.intersect(&Rect::new(100, 0, 5, 5)), None);
     }
 
     #[test]
     fn containment_is_half_open() {
-        let r = rect(10, 10, 5, 5);
+        let r = Rect::new(10, 10, 5, 5);
         assert!(r.contains_point(10, 10) && r.contains_point(14, 14));
         assert!(!r.contains_point(15, 10) && !r.contains_point(9, 10));
-        assert!(r.contains(&rect(10, 10, 5, 5)) && !r.contains(&rect(11, 10, 5, 5)));
+        assert!(r.contains(&Rect::new(10, 10, 5, 5)) && !r.contains(&Rect::new(11, 10, 5, 5)));
     }
 
     #[test]
     fn square_around_point() {
-        assert_eq!(Rect::around(5, 5, 2), rect(3, 3, 5, 5));
-        assert_eq!(Rect::around(0, 0, 0), rect(0, 0, 1, 1));
+        assert_eq!(Rect::around(5, 5, 2), Rect::new(3, 3, 5, 5));
+        assert_eq!(Rect::around(0, 0, 0), Rect::new(0, 0, 1, 1));
     }
 }

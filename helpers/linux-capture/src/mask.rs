@@ -27,15 +27,6 @@ pub fn apply_masks(rgb: &mut [u8], area: &Rect, masks: &[Rect]) {
 mod tests {
     use super::*;
 
-    fn rect(x: i32, y: i32, width: u32, height: u32) -> Rect {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
-    }
-
     /// Which pixels of a `w`x`h` all-white image end up black.
     fn black_map(area: Rect, masks: &[Rect]) -> Vec<Vec<u8>> {
         let mut rgb = vec![255u8; (area.width * area.height * 3) as usize];
@@ -47,8 +38,8 @@ mod tests {
 
     #[test]
     fn masks_in_root_coordinates_relative_to_area() {
-        let area = rect(10, 20, 4, 3);
-        let got = black_map(area, &[rect(11, 21, 2, 1)]);
+        let area = Rect::new(10, 20, 4, 3);
+        let got = black_map(area, &[Rect::new(11, 21, 2, 1)]);
         assert_eq!(
             got,
             vec![vec![0, 0, 0, 0], vec![0, 1, 1, 0], vec![0, 0, 0, 0]]
@@ -57,8 +48,8 @@ mod tests {
 
     #[test]
     fn clips_masks_that_overhang_or_miss() {
-        let area = rect(0, 0, 3, 2);
-        let got = black_map(area, &[rect(-5, -5, 6, 6), rect(50, 50, 5, 5)]);
+        let area = Rect::new(0, 0, 3, 2);
+        let got = black_map(area, &[Rect::new(-5, -5, 6, 6), Rect::new(50, 50, 5, 5)]);
         assert_eq!(got, vec![vec![1, 0, 0], vec![0, 0, 0]]);
     }
 }

@@ -11,7 +11,6 @@ export const keys = {
   desktop: (desktopId: string) => `${PREFIX}:desktop:${desktopId}`,
   desktopAlive: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:alive`,
   desktopActions: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:actions`,
-  workerAlive: (workerId: string) => `${PREFIX}:worker:${workerId}:alive`,
   replies: (gatewayId: string) => `${PREFIX}:replies:${gatewayId}`,
   /** BullMQ prefix; queues live under it. */
   bullPrefix: () => `${PREFIX}:bull`,

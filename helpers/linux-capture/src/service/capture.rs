@@ -4,9 +4,7 @@ use std::time::Instant;
 
 use super::{elapsed_ms, Desktop, Outcome, Tools};
 use crate::contract::{CaptureReply, CaptureRequest, Rect, Reply};
-use crate::convert::to_rgb;
 use crate::error::ServiceError;
-use crate::mask::apply_masks;
 use crate::request::DEFAULT_QUALITY;
 use crate::slots::{Slot, SlotStore};
 
@@ -28,21 +26,8 @@ pub fn run(
     }
 
     let start = Instant::now();
-    let (backend, frame) = desktop.cascade.capture(&desktop.display, &region)?;
-    let capture_ms = elapsed_ms(start);
-
-    let start = Instant::now();
-    let mut rgb = Vec::new();
-    to_rgb(
-        frame.data,
-        frame.stride,
-        frame.width,
-        frame.height,
-        desktop.display.layout(),
-        &mut rgb,
-    );
-    apply_masks(&mut rgb, &region, &req.mask);
-    let convert_ms = elapsed_ms(start);
+    let (backend, capture_ms, rgb) = desktop.masked_rgb(&region, &req.mask)?;
+    let convert_ms = elapsed_ms(start) - capture_ms;
 
     // Keep stores the unscaled masked pixels; encode then reads them from the slot, so
     // keeping costs no copy.

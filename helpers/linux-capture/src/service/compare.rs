@@ -5,9 +5,7 @@ use super::capture::describe;
 use super::Desktop;
 use crate::compare::compare_patch;
 use crate::contract::{CompareReply, CompareRequest, Rect};
-use crate::convert::to_rgb;
 use crate::error::ServiceError;
-use crate::mask::apply_masks;
 use crate::request::DEFAULT_RADIUS;
 use crate::slots::SlotStore;
 
@@ -46,17 +44,7 @@ pub fn run(
             ))
         })?;
 
-    let (_, frame) = desktop.cascade.capture(&desktop.display, &patch)?;
-    let mut live = Vec::new();
-    to_rgb(
-        frame.data,
-        frame.stride,
-        frame.width,
-        frame.height,
-        desktop.display.layout(),
-        &mut live,
-    );
-    apply_masks(&mut live, &patch, &slot.masks);
+    let (_, _, live) = desktop.masked_rgb(&patch, &slot.masks)?;
 
     let d = compare_patch(&slot.rgb, &slot.region, &live, &patch);
     Ok(CompareReply {

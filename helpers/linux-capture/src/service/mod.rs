@@ -7,7 +7,9 @@ mod info;
 
 use std::time::Instant;
 
-use crate::contract::{Op, Reply};
+use crate::contract::{Op, Rect, Reply};
+use crate::convert::to_rgb;
+use crate::mask::apply_masks;
 use crate::encode::{EncodeError, Encoder};
 use crate::error::ServiceError;
 use crate::scale::Scaler;
@@ -18,6 +20,32 @@ use crate::x11::{BackendChoice, Cascade, Display};
 pub struct Desktop {
     pub display: Display,
     pub cascade: Cascade,
+}
+
+impl Desktop {
+    /// Grabs `region` as packed RGB with `masks` blacked out — the one way both capture and
+    /// compare read pixels, so a kept frame and a live patch are always comparable. Returns
+    /// the backend used, the grab time alone (ms), and the pixels.
+    pub fn masked_rgb(
+        &mut self,
+        region: &Rect,
+        masks: &[Rect],
+    ) -> Result<(&'static str, f64, Vec<u8>), ServiceError> {
+        let start = Instant::now();
+        let (backend, frame) = self.cascade.capture(&self.display, region)?;
+        let grab_ms = elapsed_ms(start);
+        let mut rgb = Vec::new();
+        to_rgb(
+            frame.data,
+            frame.stride,
+            frame.width,
+            frame.height,
+            self.display.layout(),
+            &mut rgb,
+        );
+        apply_masks(&mut rgb, region, masks);
+        Ok((backend, grab_ms, rgb))
+    }
 }
 
 /// Reusable per-process codecs.

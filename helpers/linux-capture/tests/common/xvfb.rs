@@ -16,6 +16,15 @@ use x11rb::COPY_DEPTH_FROM_PARENT;
 /// desktops other tools run at low numbers.
 static NEXT_DISPLAY: AtomicU32 = AtomicU32::new(50);
 
+/// A display is taken while its lock file names a live process. Lock files of servers that
+/// were killed stay behind; Xvfb itself replaces those, so they must not be skipped.
+fn display_in_use(n: u32) -> bool {
+    std::fs::read_to_string(format!("/tmp/.X{n}-lock")).is_ok_and(|pid| {
+        let pid = pid.trim();
+        !pid.is_empty() && Path::new(&format!("/proc/{pid}")).exists()
+    })
+}
+
 pub struct Xvfb {
     child: Child,
     pub display: String,
@@ -42,9 +51,7 @@ impl Xvfb {
     pub fn start_with(width: u32, height: u32, own_ipc: bool) -> Self {
         for _ in 0..50 {
             let n = NEXT_DISPLAY.fetch_add(1, Ordering::SeqCst);
-            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                || Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            {
+            if display_in_use(n) {
                 continue;
             }
             if let Some(x) = Self::try_start(n, width, height, own_ipc) {

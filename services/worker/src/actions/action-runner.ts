@@ -22,7 +22,7 @@ export function actionRunner(desktop: Desktop, owner: SessionRef, sessions: Sess
     const before = JSON.stringify(state);
     const stateMs = performance.now() - started;
 
-    for (const key of Object.keys(desktop.executor.timings)) delete desktop.executor.timings[key];
+    desktop.executor.takeTimings();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), Math.max(0, request.deadline - Date.now()));
     const toolStarted = performance.now();
@@ -37,6 +37,6 @@ export function actionRunner(desktop: Desktop, owner: SessionRef, sessions: Sess
     const outcome = result.isError ? (result.structuredContent?.error.kind ?? 'error') : 'ok';
     metrics.actionSeconds.observe({ tool: findTool(request.tool) ? request.tool : 'unknown', outcome }, workerMs / 1000);
     log.info({ tenant: owner.tenant, session: owner.name, desktop: desktop.id, tool: request.tool, outcome, ms: Math.round(workerMs * 100) / 100 }, 'action');
-    return { result, timings: { stateMs, toolMs, workerMs, ...desktop.executor.timings } };
+    return { result, timings: { stateMs, toolMs, workerMs, ...desktop.executor.takeTimings() } };
   };
 }

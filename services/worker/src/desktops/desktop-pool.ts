@@ -123,7 +123,6 @@ export class DesktopPool {
 
   private async heartbeat(): Promise<void> {
     await this.registry.heartbeat([...this.held.keys()], this.config.workerId).catch((error) => this.log.error({ err: error }, 'heartbeat failed'));
-    await this.redis.set(keys.workerAlive(this.config.workerId), '1', 'PX', HEARTBEAT_MS * 3).catch(() => undefined);
   }
 
   private async reapIdle(): Promise<void> {
@@ -153,6 +152,5 @@ export class DesktopPool {
     await this.filling;
     await Promise.all([...this.held.keys()].map((id) => this.release(id).catch(() => undefined)));
     await Promise.all(this.spares.splice(0).map((desktop) => desktop.stop()));
-    await this.redis.del(keys.workerAlive(this.config.workerId)).catch(() => undefined);
   }
 }

@@ -41,8 +41,14 @@ interface RawApp {
 const toApp = (raw: RawApp): AppInfo => ({ window: raw.window, title: raw.title, wmClass: raw.wm_class, pid: raw.pid, exe: raw.exe });
 
 export class LinuxExecutor implements Executor {
-  /** Milliseconds spent in helpers during the current call, for the timing breakdown. */
-  readonly timings: Record<string, number> = {};
+  /** Milliseconds spent in helpers since the last takeTimings(), for the timing breakdown. */
+  private timings: Record<string, number> = {};
+
+  takeTimings(): Record<string, number> {
+    const taken = this.timings;
+    this.timings = {};
+    return taken;
+  }
 
   constructor(
     private readonly capture_: CaptureClient,
