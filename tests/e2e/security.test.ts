@@ -106,6 +106,8 @@ describe('security of the vertical slice', () => {
       const ended = await fetch(`${base}/v1/sessions/shared`, { method: 'DELETE', headers: { authorization: `Bearer ${keyB}` } });
       assert.equal(ended.status, 200);
       assert.ok(!(await alice.call('cursor_position')).isError, 'ending B\'s session left A\'s alone');
+      const again = await bob.call('screenshot');
+      assert.ok(!again.isError, `B's next call starts a fresh session: ${textOf(again)}`);
     } finally {
       await bob.close();
     }

@@ -12,6 +12,13 @@ import { keys } from './keys.ts';
 
 const enqueueScript = readFileSync(new URL('./lua/enqueue-action-2.lua', import.meta.url), 'utf8');
 
+/** The desktop was not alive, so the action was never queued: safe to route again. */
+export class DesktopGoneError extends ToolError {
+  constructor() {
+    super('worker_lost', 'The desktop of this session is gone (its worker stopped). Call the tool again to get a new desktop, then take a screenshot.');
+  }
+}
+
 interface Pending {
   resolve: (reply: ActionReply) => void;
   reject: (error: Error) => void;
@@ -62,7 +69,7 @@ export class ActionClient {
     );
     if (queued !== 1) {
       this.pending.delete(id);
-      throw new ToolError('worker_lost', 'The desktop of this session is gone (its worker stopped). Call the tool again to get a new desktop, then take a screenshot.');
+      throw new DesktopGoneError();
     }
     return this.awaitReply(id, options, reply);
   }

@@ -3,12 +3,17 @@
  * it at-most-once: a crash after the pop loses the request instead of replaying it), skip it
  * when its caller has already given up, run it, push the reply.
  */
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { errorResult } from '@deskgate/computer-use';
 import { actionRequest, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { keys } from './keys.ts';
 
-export type ActionHandler = (request: ActionRequest) => Promise<Omit<ActionReply, 'id'>>;
+export interface HandledAction extends Omit<ActionReply, 'id'> {
+  /** Writes to make in the same transaction as the reply (e.g. the session's new state). */
+  persist?: (multi: ChainableCommander) => void;
+}
+
+export type ActionHandler = (request: ActionRequest) => Promise<HandledAction>;
 
 const REPLY_TTL_SECONDS = 60;
 
@@ -47,7 +52,7 @@ export class ActionServer {
         this.onError(error);
         continue;
       }
-      let reply: Omit<ActionReply, 'id'>;
+      let reply: HandledAction;
       if (poppedAt > request.deadline) {
         // The caller already got a timeout: running this now would be a surprise replay.
         reply = { result: errorResult('timeout', `${request.tool} expired in the queue and was not run.`), timings: {} };
@@ -57,10 +62,12 @@ export class ActionServer {
           timings: {},
         }));
       }
-      reply.timings.queueMs = poppedAt - request.sentAt;
-      await this.redis
-        .multi()
-        .rpush(request.replyTo, JSON.stringify({ id: request.id, ...reply }))
+      const { persist, ...answer } = reply;
+      answer.timings.queueMs = poppedAt - request.sentAt;
+      const multi = this.redis.multi();
+      persist?.(multi);
+      await multi
+        .rpush(request.replyTo, JSON.stringify({ id: request.id, ...answer }))
         .expire(request.replyTo, REPLY_TTL_SECONDS)
         .exec()
         .catch(this.onError);

@@ -1,8 +1,8 @@
 export * from './keys.ts';
 export * from './names.ts';
 export * from './action-protocol.ts';
-export { ActionClient, type SendOptions } from './action-client.ts';
-export { ActionServer, type ActionHandler } from './action-server.ts';
+export { ActionClient, DesktopGoneError, type SendOptions } from './action-client.ts';
+export { ActionServer, type ActionHandler, type HandledAction } from './action-server.ts';
 export * from './session-store.ts';
 export * from './desktop-registry.ts';
 export * from './lifecycle.ts';

@@ -2,7 +2,7 @@
  * Computer-use sessions in Redis: which desktop a (tenant, session name) holds and the
  * session's tool state. Nothing about a session lives in a service's memory.
  */
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { initialSessionState, type SessionState } from '@deskgate/computer-use';
 import { keys } from './keys.ts';
 import type { SessionRef } from './names.ts';
@@ -42,12 +42,9 @@ export class SessionStore {
       .exec();
   }
 
-  async saveState(ref: SessionRef, state: SessionState): Promise<void> {
-    await this.redis.hset(keys.session(ref.tenant, ref.name), { state: JSON.stringify(state), lastUsedAt: Date.now() });
-  }
-
-  async touch(ref: SessionRef): Promise<void> {
-    await this.redis.hset(keys.session(ref.tenant, ref.name), 'lastUsedAt', Date.now());
+  /** Adds "used now, and (when given) this is the new state" to a transaction the caller runs. */
+  queueSave(multi: ChainableCommander, ref: SessionRef, state: SessionState | null): void {
+    multi.hset(keys.session(ref.tenant, ref.name), state ? { state: JSON.stringify(state), lastUsedAt: Date.now() } : { lastUsedAt: Date.now() });
   }
 
   /** Forgets the desktop (it died or was released) but keeps nothing else either. */

@@ -2,9 +2,17 @@
  * Routes a tool call to the desktop of its session: look the session up in Redis, allocate a
  * desktop through the lifecycle queue when it has none, then send the action over the action
  * channel. A session whose desktop died is unbound, so the next call gets a fresh desktop.
+ *
+ * The session → desktop binding is remembered between calls. That copy is only a hint: the
+ * enqueue refuses a desktop that is not alive without queueing anything, and desktops are
+ * never handed to another session, so a stale hint costs one lookup and a resend, never a
+ * misrouted action.
  */
 import { ToolError } from '@deskgate/computer-use';
-import { ActionClient, DesktopRegistry, LifecycleClient, SessionStore, type ActionReply, type SessionRef } from '@deskgate/dispatch';
+import { ActionClient, DesktopGoneError, DesktopRegistry, LifecycleClient, SessionStore, type ActionReply, type SessionRef } from '@deskgate/dispatch';
+
+const MAX_REMEMBERED = 10_000;
+const refKey = (ref: SessionRef) => `${ref.tenant}\u0000${ref.name}`;
 
 export interface RouterTimeouts {
   actionTimeoutMs: number;
@@ -14,6 +22,7 @@ export interface RouterTimeouts {
 export class SessionRouter {
   // One allocation in flight per session on this gateway: concurrent first calls share it.
   private readonly allocating = new Map<string, Promise<string>>();
+  private readonly bindings = new Map<string, string>();
 
   constructor(
     private readonly sessions: SessionStore,
@@ -23,26 +32,31 @@ export class SessionRouter {
     private readonly timeouts: RouterTimeouts,
   ) {}
 
-  async call(ref: SessionRef, tool: string, args: unknown, extraMs: number): Promise<ActionReply & { allocated: boolean }> {
-    let desktopId = await this.sessions.desktopOf(ref);
-    let allocated = false;
-    if (!desktopId) {
-      desktopId = await this.allocate(ref);
-      allocated = true;
-    }
+  async call(ref: SessionRef, tool: string, args: unknown, extraMs: number): Promise<ActionReply> {
+    const key = refKey(ref);
+    const remembered = this.bindings.get(key);
+    const desktopId = remembered ?? (await this.bind(ref));
     try {
-      const reply = await this.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, tool, args, timeoutMs: this.timeouts.actionTimeoutMs + extraMs });
-      return { ...reply, allocated };
+      return await this.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, tool, args, timeoutMs: this.timeouts.actionTimeoutMs + extraMs });
     } catch (error) {
-      if (error instanceof ToolError && error.kind === 'worker_lost') {
-        if ((await this.sessions.desktopOf(ref)) === desktopId) await this.sessions.remove(ref);
-      }
+      if (!(error instanceof ToolError && error.kind === 'worker_lost')) throw error;
+      this.bindings.delete(key);
+      // Nothing was queued on a stale hint: look the binding up again and resend once.
+      if (remembered && error instanceof DesktopGoneError) return this.call(ref, tool, args, extraMs);
+      if ((await this.sessions.desktopOf(ref)) === desktopId) await this.sessions.remove(ref);
       throw error;
     }
   }
 
+  private async bind(ref: SessionRef): Promise<string> {
+    const desktopId = (await this.sessions.desktopOf(ref)) ?? (await this.allocate(ref));
+    if (this.bindings.size >= MAX_REMEMBERED) this.bindings.delete(this.bindings.keys().next().value!);
+    this.bindings.set(refKey(ref), desktopId);
+    return desktopId;
+  }
+
   private allocate(ref: SessionRef): Promise<string> {
-    const key = `${ref.tenant}\u0000${ref.name}`;
+    const key = refKey(ref);
     let pending = this.allocating.get(key);
     if (!pending) {
       pending = this.lifecycle.allocate(ref, this.timeouts.allocateTimeoutMs).finally(() => this.allocating.delete(key));
@@ -70,6 +84,7 @@ export class SessionRouter {
 
   /** Ends a session: its desktop is torn down by the worker that owns it. */
   async end(ref: SessionRef): Promise<boolean> {
+    this.bindings.delete(refKey(ref));
     const desktopId = await this.sessions.desktopOf(ref);
     if (!desktopId) {
       const existed = (await this.sessions.get(ref)) !== null;

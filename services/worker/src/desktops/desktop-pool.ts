@@ -95,8 +95,9 @@ export class DesktopPool {
     desktop.capture.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'capture' }), recordPids());
     desktop.input.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
     recordPids();
-    await this.sessions.assign(ref, desktop.id, initialSessionState());
-    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, this.sessions, this.metrics, this.log), (error) =>
+    const state = initialSessionState();
+    await this.sessions.assign(ref, desktop.id, state);
+    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, this.sessions, this.metrics, this.log), (error) =>
       this.log.error({ err: error, desktop: desktop.id }, 'action channel error'),
     );
     this.held.set(desktop.id, { desktop, ref, server });

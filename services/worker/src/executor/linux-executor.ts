@@ -30,6 +30,8 @@ async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 
   }
 }
 
+const LAYOUT_TTL_MS = 2000;
+
 interface RawApp {
   window: number | null;
   title: string | null;
@@ -41,6 +43,8 @@ interface RawApp {
 const toApp = (raw: RawApp): AppInfo => ({ window: raw.window, title: raw.title, wmClass: raw.wm_class, pid: raw.pid, exe: raw.exe });
 
 export class LinuxExecutor implements Executor {
+  private layout: { at: number; monitors: Monitor[] } | null = null;
+
   /** Milliseconds spent in helpers since the last takeTimings(), for the timing breakdown. */
   private timings: Record<string, number> = {};
 
@@ -65,8 +69,12 @@ export class LinuxExecutor implements Executor {
   }
 
   async monitors(): Promise<Monitor[]> {
+    // Every screenshot needs the layout; it changes only when someone reconfigures RandR, so
+    // a short-lived copy saves a helper round trip per screenshot.
+    if (this.layout && performance.now() - this.layout.at < LAYOUT_TTL_MS) return this.layout.monitors;
     const { header } = await viaHelper('reading the display layout', () => this.capture_.call({ op: 'info' }), 'capture_failed');
-    return header.monitors as Monitor[];
+    this.layout = { at: performance.now(), monitors: header.monitors as Monitor[] };
+    return this.layout.monitors;
   }
 
   async capture(request: CaptureRequest): Promise<CapturedImage> {
