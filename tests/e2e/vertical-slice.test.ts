@@ -166,6 +166,42 @@ for (const size of SIZES) {
           assert.ok((press.state & 1) === 1, `shift bit in state ${press.state}`);
         });
 
+        await t.test('zoom shows a region at the display\'s resolution and keeps the screenshot as the frame', async () => {
+          await mcp.call('screenshot');
+          const [x0, y0] = toImage(area.x + 10, area.y + 10).map(Math.ceil) as [number, number];
+          const [x1, y1] = toImage(area.x + 210, area.y + 110).map(Math.floor) as [number, number];
+          const zoomed = decodeJpeg(imageOf(await mcp.call('zoom', { region: [x0, y0, x1, y1] })).data);
+          // Native resolution: about 200×100 display pixels, more than the region's image pixels when the screenshot was scaled.
+          assert.ok(Math.abs(zoomed.width - 200) <= 3 && Math.abs(zoomed.height - 100) <= 3, `${zoomed.width}×${zoomed.height}`);
+          assert.ok(closeTo(zoomed.pixel(zoomed.width / 2, zoomed.height / 2), hex(PROBE_COLOR)));
+          const target = toImage(area.x + 60, area.y + 50).map(Math.round) as [number, number];
+          await mcp.call('mouse_move', { coordinate: target });
+          assert.equal(textOf(await mcp.call('cursor_position')), `(${target[0]}, ${target[1]})`);
+          const bad = await mcp.call('zoom', { region: [x1, y0, x0, y1] });
+          assert.equal(bad.structuredContent?.error?.kind, 'bad_args');
+        });
+
+        await t.test('a batch that fails in the middle reports what ran and leaves the rest undone', async () => {
+          const skip = probe!.events().length;
+          const result = await mcp.call('computer_batch', {
+            actions: [
+              { action: 'left_click', coordinate: centre(text) },
+              { action: 'key', text: 'ctrl+a' },
+              { action: 'type', text: 'batch-one' },
+              { action: 'left_mouse_up' },
+              { action: 'type', text: 'never' },
+            ],
+          });
+          assert.equal(result.isError, true);
+          const batch = (result.structuredContent as { batch: { completed: { action: string }[]; failed: { index: number; kind: string }; remaining: string[] } }).batch;
+          assert.deepEqual(batch.completed.map((c) => c.action), ['left_click', 'key', 'type']);
+          assert.deepEqual([batch.failed.index, batch.failed.kind], [3, 'state_conflict']);
+          assert.deepEqual(batch.remaining, ['type']);
+          await probe!.waitFor((e) => e.type === 'text' && e.value === 'batch-one', 5000, skip);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          assert.equal(probe!.lastText(skip), 'batch-one', 'nothing after the failure ran');
+        });
+
         await t.test('hold_key and wait take their time', async () => {
           await mcp.call('left_click', { coordinate: centre(text) });
           const skip = probe!.events().length;

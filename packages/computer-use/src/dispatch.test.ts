@@ -8,7 +8,7 @@ import type { Executor } from './executor.ts';
 test('the tool list is pinned', () => {
   assert.deepEqual(
     describeTools({ coordinateMode: 'pixels' }).map((tool) => tool.name),
-    ['screenshot', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'cursor_position', 'type', 'key', 'hold_key', 'wait'],
+    ['screenshot', 'zoom', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'cursor_position', 'type', 'key', 'hold_key', 'wait', 'computer_batch'],
   );
 });
 
@@ -54,6 +54,39 @@ test('a click before any screenshot asks for one and touches nothing', async () 
   const executor = new Proxy({}, { get: (_t, prop) => async () => void touched.push(String(prop)) }) as Executor;
   const result = await callTool('left_click', { coordinate: [10, 10] }, { executor, state: initialSessionState(), signal: new AbortController().signal });
   assert.equal(result.isError, true);
-  assert.equal(result.structuredContent?.error.kind, 'no_screenshot');
+  assert.equal(result.structuredContent?.error?.kind, 'no_screenshot');
+  assert.deepEqual(touched, []);
+});
+
+test('zoom and batch arguments are checked before anything runs', () => {
+  assert.match(badArgs('zoom', { region: [0, 0, 10] }), /exactly four integers/);
+  assert.match(badArgs('zoom', { region: [0, 0, 10.5, 10] }), /region\.2/);
+  assert.match(badArgs('computer_batch', { actions: [] }), /at least one action/);
+  assert.match(badArgs('computer_batch', { actions: Array.from({ length: 51 }, () => ({ action: 'wait', duration: 0 })) }), /at most 50 actions/);
+  assert.match(badArgs('computer_batch', { actions: [{ action: 'zoom', region: [0, 0, 1, 1] }] }), /actions\.0/);
+});
+
+const spy = () => {
+  const touched: string[] = [];
+  const executor = new Proxy({}, { get: (_t, prop) => async () => void touched.push(String(prop)) }) as Executor;
+  return { touched, executor };
+};
+
+test('a batch with one bad action runs none of them', async () => {
+  const { touched, executor } = spy();
+  const result = await callTool(
+    'computer_batch',
+    { actions: [{ action: 'key', text: 'a' }, { action: 'scroll', coordinate: [1, 1], scroll_direction: 'up', scroll_amount: 500 }] },
+    { executor, state: initialSessionState(), signal: new AbortController().signal },
+  );
+  assert.equal(result.structuredContent?.error?.kind, 'bad_args');
+  assert.match(result.content[0]!.type === 'text' ? result.content[0]!.text : '', /actions\[1\] \(scroll\).*scroll_amount.*Nothing in the batch was run/);
+  assert.deepEqual(touched, []);
+});
+
+test('a batch whose waits add up past the ceiling is refused whole', async () => {
+  const { touched, executor } = spy();
+  const result = await callTool('computer_batch', { actions: [{ action: 'wait', duration: 60 }, { action: 'key', text: 'a' }, { action: 'wait', duration: 60 }] }, { executor, state: initialSessionState(), signal: new AbortController().signal });
+  assert.equal(result.structuredContent?.error?.kind, 'bad_args');
   assert.deepEqual(touched, []);
 });

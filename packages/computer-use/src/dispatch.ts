@@ -11,7 +11,7 @@ import { allTools, findTool } from './tools/registry.ts';
 export interface ToolCallResult {
   content: ContentBlock[];
   isError?: boolean;
-  structuredContent?: { error: { kind: ToolErrorKind; message: string } };
+  structuredContent?: { error?: { kind: ToolErrorKind; message: string }; [field: string]: unknown };
 }
 
 export function errorResult(kind: ToolErrorKind, message: string): ToolCallResult {

@@ -18,6 +18,8 @@ export type ContentBlock =
 
 export interface ToolOutput {
   content: ContentBlock[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
 }
 
 export interface ToolContext {

@@ -1,11 +1,13 @@
 /** Every tool deskgate serves, by name. Families live in their own files; this only collects. */
+import { batchTools } from './batch.ts';
 import type { ToolDefinition } from './define-tool.ts';
 import { keyboardTools } from './keyboard.ts';
 import { mouseTools } from './mouse.ts';
 import { screenTools } from './screen.ts';
 import { waitTools } from './wait.ts';
+import { zoomTools } from './zoom.ts';
 
-export const allTools: readonly ToolDefinition[] = [...screenTools, ...mouseTools, ...keyboardTools, ...waitTools];
+export const allTools: readonly ToolDefinition[] = [...screenTools, ...zoomTools, ...mouseTools, ...keyboardTools, ...waitTools, ...batchTools];
 
 const byName = new Map(allTools.map((tool) => [tool.name, tool]));
 
