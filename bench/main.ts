@@ -170,6 +170,16 @@ async function runSmallStack(): Promise<void> {
       results.e2e.key = await measureAction(client, 'key', () => ({ text: 'Escape' }), count(400), 20);
     });
 
+    await step('e2e zoom', async () => {
+      progress(`e2e: zoom of a 300×200 region (${count(200)}×)`);
+      await client.ok('screenshot', {});
+      results.e2e.zoom = await measureAction(client, 'zoom', () => ({ region: [100, 100, 400, 300] }), count(200), 10);
+    });
+    await step('e2e batch', async () => {
+      progress(`e2e: computer_batch of 10 actions (${count(200)}×)`);
+      const actions = Array.from({ length: 10 }, (_, i) => (i % 2 ? { action: 'left_click', coordinate: point } : { action: 'mouse_move', coordinate: point }));
+      results.e2e.batch = await measureAction(client, 'computer_batch', () => ({ actions }), count(200), 10);
+    });
     await step('floor ping', async () => {
       progress(`floor: MCP ping (${count(1000)}×)`);
       results.ping = await mcpPing(client, count(1000));
@@ -324,8 +334,11 @@ function buildReport(): Report {
   } else rows.push({ section: e2e, name: 'left_click', value: 'failed' });
   if (results.e2e.type) rows.push({ section: e2e, name: `type (${TYPE_TEXT.length} characters)`, ...fromSummary(results.e2e.type.summary), compare: `${ratio(results.e2e.type.summary.p50 / ping)} MCP ping` });
   if (results.e2e.key) rows.push({ section: e2e, name: 'key (Escape)', ...fromSummary(results.e2e.key.summary), compare: `${ratio(results.e2e.key.summary.p50 / ping)} MCP ping` });
-  rows.push({ section: e2e, name: 'zoom', value: '—', compare: 'not implemented yet' });
-  rows.push({ section: e2e, name: 'computer_batch (10 actions)', value: '—', compare: 'not implemented yet' });
+  if (results.e2e.zoom) rows.push({ section: e2e, name: 'zoom (300×200 region)', ...fromSummary(results.e2e.zoom.summary), compare: `${ratio(results.e2e.zoom.summary.p50 / ping)} MCP ping` });
+  if (results.e2e.batch) {
+    const perAction = results.e2e.batch.summary.p50 / 10;
+    rows.push({ section: e2e, name: 'computer_batch (10 actions)', ...fromSummary(results.e2e.batch.summary), compare: `${ms(perAction)} per action; ${click ? ratio(click.p50 / perAction) : '?'} cheaper than single calls` });
+  }
 
   if (results.ping) rows.push({ section: floors, name: 'MCP ping (HTTP + auth + MCP, no tool)', ...fromSummary(results.ping), compare: results.http ? `${ratio(results.ping.p50 / results.http.p50)} bare HTTP` : undefined });
   if (results.http) rows.push({ section: floors, name: 'bare HTTP: GET /healthz', ...fromSummary(results.http) });
