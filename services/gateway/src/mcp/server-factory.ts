@@ -47,7 +47,7 @@ export function createServerFactory(router: SessionRouter, metrics: GatewayMetri
         }
       }
       const gatewayMs = performance.now() - started;
-      const outcome = result.isError ? (result.structuredContent?.error.kind ?? 'error') : 'ok';
+      const outcome = result.isError ? (result.structuredContent?.error?.kind ?? 'error') : 'ok';
       metrics.toolCallSeconds.observe({ tool: name, outcome }, gatewayMs / 1000);
       log.debug({ tenant: scope.ref.tenant, session: scope.ref.name, tool: name, outcome, ms: gatewayMs }, 'tool call');
       return { ...result, _meta: { 'deskgate/timings': { ...timings, gatewayMs } } } as never;

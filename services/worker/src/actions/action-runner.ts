@@ -38,7 +38,7 @@ export function actionRunner(
 
     const changed = JSON.stringify(state) !== before;
     const workerMs = performance.now() - started;
-    const outcome = result.isError ? (result.structuredContent?.error.kind ?? 'error') : 'ok';
+    const outcome = result.isError ? (result.structuredContent?.error?.kind ?? 'error') : 'ok';
     metrics.actionSeconds.observe({ tool: findTool(request.tool) ? request.tool : 'unknown', outcome }, workerMs / 1000);
     log.info({ tenant: owner.tenant, session: owner.name, desktop: desktop.id, tool: request.tool, outcome, ms: Math.round(workerMs * 100) / 100 }, 'action');
     return {
