@@ -7,8 +7,8 @@ use fast_image_resize::FilterType;
 use serde_json::{json, Value};
 
 use crate::contract::Format;
-use crate::convert::to_rgb;
-use crate::encode::{EncodeError, Encoder};
+use crate::convert::{pack, to_rgb, WorkFormat};
+use crate::encode::{EncodeError, Encoder, Pixels};
 use crate::scale::{ScaleError, Scaler};
 use crate::x11::{Backend, Display, GetImageBackend, ShmBackend, X11Error};
 
@@ -56,25 +56,39 @@ pub fn run(display: Option<&str>, iterations: usize) -> Result<String, BenchErro
     let mut shm = ShmBackend::probe(&display);
     let mut getimage = GetImageBackend::default();
     let mut encoder = Encoder::new()?;
-    let (mut lanczos, mut bilinear) = (
-        Scaler::new(FilterType::Lanczos3),
-        Scaler::new(FilterType::Bilinear),
-    );
+    let mut lanczos = Scaler::new(FilterType::Lanczos3);
+    let mut catmull_rom = Scaler::new(FilterType::CatmullRom);
+    let mut bilinear = Scaler::new(FilterType::Bilinear);
     let layout = *display.layout();
-
+    let format = layout.work_format();
+    let bpp = format.bytes_per_pixel();
+    // Stages on the full-screen frame, as the capture pipeline runs them: the work format
+    // is the server's own 4-byte layout where TurboJPEG reads it (see convert.rs).
     let names = [
         "shm_capture",
         "getimage_capture",
+        // Copy into packed work-format pixels: what `keep` costs.
+        "pack",
+        // The old BGRX → RGB conversion (still used for png/rgb output and 24 bpp).
         "convert",
         "jpeg_q75",
+        "jpeg_q75_from_rgb",
         "png",
         "scale_lanczos3",
+        "scale_lanczos3_rgb",
+        "scale_catmullrom",
         "scale_bilinear",
+        // SHM grab + JPEG straight from the grabbed frame (no keep, no scaling).
         "shm_jpeg_total",
+        // The screenshot tool's path: SHM grab + keep copy + default filter (Catmull-Rom)
+        // to 3/4 + JPEG.
+        "shm_keep_scale_jpeg_total",
     ];
     let mut samples: Vec<Samples> = names.iter().map(|_| Samples::default()).collect();
     let mut shm_error = None;
-    let (mut rgb, mut jpeg_bytes, mut png_bytes) = (Vec::new(), 0, 0);
+    let (mut work, mut rgb, mut scaled, mut kept) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut jpeg_bytes, mut png_bytes) = (0, 0);
 
     for round in 0..WARMUP + iterations {
         let mut s: Vec<Samples> = names.iter().map(|_| Samples::default()).collect();
@@ -86,21 +100,41 @@ pub fn run(display: Option<&str>, iterations: usize) -> Result<String, BenchErro
         }
         s[1].time(|| getimage.grab(&display, &screen))?;
         let frame = getimage.frame();
-        s[2].time(|| to_rgb(frame.data, frame.stride, w, h, &layout, &mut rgb));
-        jpeg_bytes = s[3]
-            .time(|| encoder.encode(&rgb, w, h, Format::Jpeg, 75))?
+        s[2].time(|| pack(frame.data, frame.stride, w, h, &layout, format, &mut work));
+        s[3].time(|| to_rgb(frame.data, frame.stride, w, h, &layout, &mut rgb));
+        jpeg_bytes = s[4]
+            .time(|| encoder.encode(px(format, &work, w, h), Format::Jpeg, 75))?
             .len();
-        png_bytes = s[4]
-            .time(|| encoder.encode(&rgb, w, h, Format::Png, 0))?
+        s[5].time(|| encoder.encode(px(WorkFormat::Rgb, &rgb, w, h), Format::Jpeg, 75))?;
+        png_bytes = s[6]
+            .time(|| encoder.encode(px(format, &work, w, h), Format::Png, 0))?
             .len();
-        s[5].time(|| lanczos.scale(&rgb, w, h, sw, sh))?;
-        s[6].time(|| bilinear.scale(&rgb, w, h, sw, sh))?;
+        s[7].time(|| lanczos.scale(&work, bpp, w, h, sw, sh, &mut scaled))?;
+        s[8].time(|| lanczos.scale(&rgb, 3, w, h, sw, sh, &mut scaled))?;
+        s[9].time(|| catmull_rom.scale(&work, bpp, w, h, sw, sh, &mut scaled))?;
+        s[10].time(|| bilinear.scale(&work, bpp, w, h, sw, sh, &mut scaled))?;
         if let Ok(backend) = shm.as_mut() {
-            s[7].time(|| -> Result<(), BenchError> {
+            s[11].time(|| -> Result<(), BenchError> {
                 backend.grab(&display, &screen)?;
                 let frame = backend.frame();
-                to_rgb(frame.data, frame.stride, w, h, &layout, &mut rgb);
-                encoder.encode(&rgb, w, h, Format::Jpeg, 75)?;
+                if format.bytes_per_pixel() == layout.bytes_per_pixel {
+                    encoder.encode(
+                        px(format, &frame.data[..w as usize * h as usize * 4], w, h),
+                        Format::Jpeg,
+                        75,
+                    )?;
+                } else {
+                    pack(frame.data, frame.stride, w, h, &layout, format, &mut work);
+                    encoder.encode(px(format, &work, w, h), Format::Jpeg, 75)?;
+                }
+                Ok(())
+            })?;
+            s[12].time(|| -> Result<(), BenchError> {
+                backend.grab(&display, &screen)?;
+                let frame = backend.frame();
+                pack(frame.data, frame.stride, w, h, &layout, format, &mut kept);
+                catmull_rom.scale(&kept, bpp, w, h, sw, sh, &mut scaled)?;
+                encoder.encode(px(format, &scaled, sw, sh), Format::Jpeg, 75)?;
                 Ok(())
             })?;
         }
@@ -114,10 +148,20 @@ pub fn run(display: Option<&str>, iterations: usize) -> Result<String, BenchErro
     let mut out = json!({
         "width": w, "height": h, "iterations": iterations,
         "scale_to": format!("{sw}x{sh}"), "jpeg_bytes": jpeg_bytes, "png_bytes": png_bytes,
+        "work_format": format!("{format:?}"),
         "shm_error": shm_error.or_else(|| shm.as_ref().err().map(|e| e.to_string())),
     });
     for (name, s) in names.iter().zip(samples) {
         out[format!("{name}_ms")] = s.summary();
     }
     Ok(out.to_string())
+}
+
+fn px(format: WorkFormat, data: &[u8], width: u32, height: u32) -> Pixels<'_> {
+    Pixels {
+        data,
+        width,
+        height,
+        format,
+    }
 }

@@ -1,6 +1,7 @@
-//! Resizing with `fast_image_resize` (SIMD convolution). Lanczos3 keeps small text
-//! legible when a large screen is shrunk for the model; see docs/capture-helper.md for
-//! the measured cost against bilinear.
+//! Resizing with `fast_image_resize` (SIMD convolution) on the pipeline's packed pixels
+//! (4-byte server pixels or RGB8). Catmull-Rom keeps small text as legible as Lanczos3
+//! (39.9 dB PSNR against it on a text-heavy screen) at ~15% less cost; see
+//! docs/capture-helper.md for the measured filters.
 
 use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
@@ -22,7 +23,7 @@ pub struct Scaler {
 
 impl Default for Scaler {
     fn default() -> Self {
-        Self::new(FilterType::Lanczos3)
+        Self::new(FilterType::CatmullRom)
     }
 }
 
@@ -30,19 +31,27 @@ impl Scaler {
     pub fn new(filter: FilterType) -> Self {
         Self {
             resizer: Resizer::new(),
-            options: ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter)),
+            // The fourth byte of 4-byte pixels is X11 padding, never alpha: every channel
+            // is filtered independently, nothing is premultiplied.
+            options: ResizeOptions::new()
+                .resize_alg(ResizeAlg::Convolution(filter))
+                .use_alpha(false),
         }
     }
 
-    /// Resize packed RGB8 `src` (`w`x`h`) to `to_w`x`to_h`.
+    /// Resize packed `src` (`w`x`h`, `bpp` = 3 or 4 bytes per pixel, channels filtered
+    /// independently) to `to_w`x`to_h` into `dst` (resized to fit; its capacity is reused).
+    #[allow(clippy::too_many_arguments)]
     pub fn scale(
         &mut self,
         src: &[u8],
+        bpp: usize,
         w: u32,
         h: u32,
         to_w: u32,
         to_h: u32,
-    ) -> Result<Vec<u8>, ScaleError> {
+        dst: &mut Vec<u8>,
+    ) -> Result<(), ScaleError> {
         let fail = |reason: String| ScaleError {
             from_w: w,
             from_h: h,
@@ -50,12 +59,18 @@ impl Scaler {
             to_h,
             reason,
         };
-        let src = ImageRef::new(w, h, src, PixelType::U8x3).map_err(|e| fail(e.to_string()))?;
-        let mut dst = Image::new(to_w, to_h, PixelType::U8x3);
+        let pixel_type = match bpp {
+            3 => PixelType::U8x3,
+            4 => PixelType::U8x4,
+            other => return Err(fail(format!("{other} bytes per pixel"))),
+        };
+        let src = ImageRef::new(w, h, src, pixel_type).map_err(|e| fail(e.to_string()))?;
+        dst.resize(to_w as usize * to_h as usize * bpp, 0);
+        let mut out =
+            Image::from_slice_u8(to_w, to_h, dst, pixel_type).map_err(|e| fail(e.to_string()))?;
         self.resizer
-            .resize(&src, &mut dst, &self.options)
-            .map_err(|e| fail(e.to_string()))?;
-        Ok(dst.into_vec())
+            .resize(&src, &mut out, &self.options)
+            .map_err(|e| fail(e.to_string()))
     }
 }
 
@@ -63,12 +78,29 @@ impl Scaler {
 mod tests {
     use super::*;
 
+    fn scale(src: &[u8], bpp: usize, w: u32, h: u32, to_w: u32, to_h: u32) -> Vec<u8> {
+        let mut out = Vec::new();
+        Scaler::default()
+            .scale(src, bpp, w, h, to_w, to_h, &mut out)
+            .unwrap();
+        out
+    }
+
     #[test]
     fn halves_a_solid_image_keeping_its_colour() {
         let src: Vec<u8> = [200u8, 10, 30].repeat(40 * 20);
-        let out = Scaler::default().scale(&src, 40, 20, 20, 10).unwrap();
+        let out = scale(&src, 3, 40, 20, 20, 10);
         assert_eq!(out.len(), 20 * 10 * 3);
         assert!(out.chunks(3).all(|p| p == [200, 10, 30]));
+    }
+
+    #[test]
+    fn four_byte_pixels_ignore_the_padding_byte() {
+        // BGRX with a zero pad byte: must not be treated as (transparent) alpha.
+        let src: Vec<u8> = [30u8, 10, 200, 0].repeat(40 * 20);
+        let out = scale(&src, 4, 40, 20, 30, 15);
+        assert_eq!(out.len(), 30 * 15 * 4);
+        assert!(out.chunks(4).all(|p| p[..3] == [30, 10, 200]));
     }
 
     #[test]
@@ -78,7 +110,7 @@ mod tests {
             .flat_map(|x| if x < 32 { [255, 0, 0] } else { [0, 0, 255] })
             .collect();
         let src = row.repeat(16);
-        let out = Scaler::default().scale(&src, 64, 16, 16, 4).unwrap();
+        let out = scale(&src, 3, 64, 16, 16, 4);
         assert_eq!(&out[0..3], &[255, 0, 0]);
         assert_eq!(&out[15 * 3..16 * 3], &[0, 0, 255]);
     }

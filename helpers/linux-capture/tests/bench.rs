@@ -28,10 +28,15 @@ fn bench_prints_one_json_line() {
     for stage in [
         "shm_capture",
         "getimage_capture",
+        "pack",
         "convert",
         "jpeg_q75",
+        "jpeg_q75_from_rgb",
         "png",
+        "scale_lanczos3",
+        "scale_catmullrom",
         "shm_jpeg_total",
+        "shm_keep_scale_jpeg_total",
     ] {
         let s = &v[format!("{stage}_ms")];
         assert!(

@@ -1,12 +1,13 @@
-//! `capture`: grab → RGB → mask → keep → scale → encode, timing each stage.
+//! `capture`: grab → mask (in place) → keep → scale → encode, timing each stage.
 
 use std::time::Instant;
 
 use super::{elapsed_ms, Desktop, Outcome, Tools};
 use crate::contract::{CaptureReply, CaptureRequest, Rect, Reply};
+use crate::encode::Pixels;
 use crate::error::ServiceError;
 use crate::request::DEFAULT_QUALITY;
-use crate::slots::{Slot, SlotStore};
+use crate::slots::SlotStore;
 
 pub fn run(
     desktop: &mut Desktop,
@@ -26,40 +27,51 @@ pub fn run(
     }
 
     let start = Instant::now();
-    let (backend, capture_ms, rgb) = desktop.masked_rgb(&region, &req.mask)?;
-    let convert_ms = elapsed_ms(start) - capture_ms;
-
-    // Keep stores the unscaled masked pixels; encode then reads them from the slot, so
-    // keeping costs no copy.
-    let pixels: &[u8] = match &req.keep {
+    let grabbed = desktop.grab_masked(&region, &req.mask)?;
+    let (backend, capture_ms) = (grabbed.backend, grabbed.grab_ms);
+    // `keep` copies the unscaled masked pixels into the slot (recycling its buffer) and
+    // the rest reads them from there; otherwise the pipeline reads the grabbed frame in
+    // place. Either way nothing is converted when the server's layout is one TurboJPEG
+    // reads (see convert.rs), so `convert_ms` is masking plus the keep copy.
+    let pixels = match &req.keep {
         Some(name) => {
-            &slots
-                .put(
-                    name,
-                    Slot {
-                        region,
-                        rgb,
-                        masks: req.mask.clone(),
-                    },
-                )
-                .rgb
+            let slot = slots.put_with(name, region, &req.mask, |buf| grabbed.pack_into(buf));
+            Pixels {
+                data: &slot.pixels,
+                width: region.width,
+                height: region.height,
+                format: grabbed.format(),
+            }
         }
-        None => &rgb,
+        None => grabbed.pixels(&mut tools.frame),
     };
+    let convert_ms = elapsed_ms(start) - capture_ms;
 
     let start = Instant::now();
     let (width, height) = req
         .scale_to
         .map_or((region.width, region.height), |s| (s.width, s.height));
-    let scaled;
     let out = if (width, height) == (region.width, region.height) {
         pixels
     } else {
-        scaled = tools
+        tools
             .scaler
-            .scale(pixels, region.width, region.height, width, height)
+            .scale(
+                pixels.data,
+                pixels.format.bytes_per_pixel(),
+                region.width,
+                region.height,
+                width,
+                height,
+                &mut tools.scaled,
+            )
             .map_err(|e| ServiceError::CaptureFailed(e.to_string()))?;
-        &scaled[..]
+        Pixels {
+            data: &tools.scaled,
+            width,
+            height,
+            format: pixels.format,
+        }
     };
     let scale_ms = elapsed_ms(start);
 
@@ -67,7 +79,7 @@ pub fn run(
     let quality = req.quality.unwrap_or(DEFAULT_QUALITY);
     let payload = tools
         .encoder
-        .encode(out, width, height, req.format, quality)
+        .encode(out, req.format, quality)
         .map_err(|e| ServiceError::CaptureFailed(e.to_string()))?;
     let encode_ms = elapsed_ms(start);
 

@@ -44,9 +44,11 @@ pub fn run(
             ))
         })?;
 
-    let (_, _, live) = desktop.masked_rgb(&patch, &slot.masks)?;
+    let grabbed = desktop.grab_masked(&patch, &slot.masks)?;
+    let mut live = Vec::new();
+    grabbed.pack_into(&mut live);
 
-    let d = compare_patch(&slot.rgb, &slot.region, &live, &patch);
+    let d = compare_patch(&slot.pixels, &slot.region, &live, &patch, grabbed.format());
     Ok(CompareReply {
         same: d.differing == 0,
         differing: d.differing,

@@ -8,13 +8,13 @@ mod info;
 use std::time::Instant;
 
 use crate::contract::{Op, Rect, Reply};
-use crate::convert::to_rgb;
-use crate::mask::apply_masks;
-use crate::encode::{EncodeError, Encoder};
+use crate::convert::{pack, PixelLayout, WorkFormat};
+use crate::encode::{EncodeError, Encoder, Pixels};
 use crate::error::ServiceError;
+use crate::mask::apply_masks;
 use crate::scale::Scaler;
 use crate::slots::SlotStore;
-use crate::x11::{BackendChoice, Cascade, Display};
+use crate::x11::{BackendChoice, Cascade, Display, RawFrame};
 
 /// The display and its capture backends, present once the connection is up.
 pub struct Desktop {
@@ -23,35 +23,95 @@ pub struct Desktop {
 }
 
 impl Desktop {
-    /// Grabs `region` as packed RGB with `masks` blacked out — the one way both capture and
-    /// compare read pixels, so a kept frame and a live patch are always comparable. Returns
-    /// the backend used, the grab time alone (ms), and the pixels.
-    pub fn masked_rgb(
+    /// Grabs `region` and blacks out `masks` in the grabbed frame itself — the one way both
+    /// capture and compare read pixels, so a kept frame and a live patch are always
+    /// comparable. Nothing is copied or converted here.
+    pub fn grab_masked(
         &mut self,
         region: &Rect,
         masks: &[Rect],
-    ) -> Result<(&'static str, f64, Vec<u8>), ServiceError> {
+    ) -> Result<Grabbed<'_>, ServiceError> {
         let start = Instant::now();
+        let layout = *self.display.layout();
         let (backend, frame) = self.cascade.capture(&self.display, region)?;
         let grab_ms = elapsed_ms(start);
-        let mut rgb = Vec::new();
-        to_rgb(
+        apply_masks(
             frame.data,
             frame.stride,
-            frame.width,
-            frame.height,
-            self.display.layout(),
-            &mut rgb,
+            layout.bytes_per_pixel,
+            region,
+            masks,
         );
-        apply_masks(&mut rgb, region, masks);
-        Ok((backend, grab_ms, rgb))
+        Ok(Grabbed {
+            backend,
+            grab_ms,
+            frame,
+            layout,
+        })
     }
 }
 
-/// Reusable per-process codecs.
+/// A masked frame, still in the capture backend's buffer and the server's layout.
+pub struct Grabbed<'a> {
+    /// The backend that captured it.
+    pub backend: &'static str,
+    /// The grab alone, in ms.
+    pub grab_ms: f64,
+    frame: RawFrame<'a>,
+    layout: PixelLayout,
+}
+
+impl Grabbed<'_> {
+    /// The format kept slots, compare and the scaler/encoder see on this display.
+    pub fn format(&self) -> WorkFormat {
+        self.layout.work_format()
+    }
+
+    /// Copy (or convert) into packed work-format pixels in `out`, reusing its capacity.
+    pub fn pack_into(&self, out: &mut Vec<u8>) {
+        let f = &self.frame;
+        pack(
+            f.data,
+            f.stride,
+            f.width,
+            f.height,
+            &self.layout,
+            self.format(),
+            out,
+        );
+    }
+
+    /// The packed work-format pixels: borrowed straight from the frame when it already is
+    /// in that form (32 bpp in a TurboJPEG order: the usual case, zero copies), otherwise
+    /// packed or converted into `scratch`.
+    pub fn pixels<'s>(&'s self, scratch: &'s mut Vec<u8>) -> Pixels<'s> {
+        let f = &self.frame;
+        let format = self.format();
+        let row = f.width as usize * format.bytes_per_pixel();
+        let data = if format.bytes_per_pixel() == self.layout.bytes_per_pixel && f.stride == row {
+            &f.data[..row * f.height as usize]
+        } else {
+            self.pack_into(scratch);
+            &scratch[..]
+        };
+        Pixels {
+            data,
+            width: f.width,
+            height: f.height,
+            format,
+        }
+    }
+}
+
+/// Reusable per-process codecs and frame-sized buffers (kept between requests so a
+/// capture allocates no full frame).
 pub struct Tools {
     pub encoder: Encoder,
     pub scaler: Scaler,
+    /// The frame packed or converted, when it cannot be used in place.
+    pub frame: Vec<u8>,
+    /// The scaler's output.
+    pub scaled: Vec<u8>,
 }
 
 pub struct Service {
@@ -81,6 +141,8 @@ impl Service {
         let tools = Tools {
             encoder: Encoder::new()?,
             scaler: Scaler::default(),
+            frame: Vec::new(),
+            scaled: Vec::new(),
         };
         Ok(Self {
             desktop,

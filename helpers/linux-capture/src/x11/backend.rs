@@ -5,9 +5,11 @@ use super::{Display, X11Error};
 use crate::contract::Rect;
 
 /// Pixels as the server delivered them (see `Display::layout`), `stride` bytes per row.
-#[derive(Debug, Clone, Copy)]
+/// Mutable so masks can be painted in place before anything reads the frame; the next
+/// grab overwrites it anyway.
+#[derive(Debug)]
 pub struct RawFrame<'a> {
-    pub data: &'a [u8],
+    pub data: &'a mut [u8],
     pub stride: usize,
     pub width: u32,
     pub height: u32,
@@ -20,5 +22,5 @@ pub trait Backend {
     fn grab(&mut self, display: &Display, rect: &Rect) -> Result<(), X11Error>;
     /// The last successful grab. Split from `grab` so a failed grab can fall through to
     /// the next backend without holding a borrow of this one.
-    fn frame(&self) -> RawFrame<'_>;
+    fn frame(&mut self) -> RawFrame<'_>;
 }

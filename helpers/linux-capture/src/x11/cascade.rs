@@ -97,10 +97,10 @@ impl Cascade {
         rect: &Rect,
     ) -> Result<(&'static str, RawFrame<'_>), CascadeError> {
         let i = self.grab(display, rect)?;
-        let entry = &self.entries[i];
+        let entry = &mut self.entries[i];
         let backend = entry
             .backend
-            .as_ref()
+            .as_mut()
             .expect("grab only returns live backends");
         Ok((entry.name, backend.frame()))
     }

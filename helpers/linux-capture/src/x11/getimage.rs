@@ -48,9 +48,9 @@ impl Backend for GetImageBackend {
         Ok(())
     }
 
-    fn frame(&self) -> RawFrame<'_> {
+    fn frame(&mut self) -> RawFrame<'_> {
         RawFrame {
-            data: &self.data,
+            data: &mut self.data,
             stride: self.stride,
             width: self.width,
             height: self.height,

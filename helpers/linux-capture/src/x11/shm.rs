@@ -118,8 +118,9 @@ impl Backend for ShmBackend {
         Ok(())
     }
 
-    fn frame(&self) -> RawFrame<'_> {
-        let data = self.segment.as_ref().map_or(&[][..], |s| s.bytes(self.len));
+    fn frame(&mut self) -> RawFrame<'_> {
+        let len = self.len;
+        let data = self.segment.as_mut().map_or(&mut [][..], |s| s.bytes(len));
         RawFrame {
             data,
             stride: self.stride,
@@ -178,10 +179,12 @@ impl Segment {
         }
     }
 
-    fn bytes(&self, len: usize) -> &[u8] {
-        // SAFETY: addr maps `size` bytes for as long as self lives; the server only writes
-        // during ShmGetImage, whose reply we have already received before reading.
-        unsafe { std::slice::from_raw_parts(self.addr, len.min(self.size)) }
+    fn bytes(&mut self, len: usize) -> &mut [u8] {
+        // SAFETY: addr maps `size` bytes for as long as self lives, and `&mut self` makes
+        // this the only view of them. The server only writes during ShmGetImage, whose
+        // reply has been received before any frame is lent out, and the next grab (which
+        // needs `&mut` of the backend) cannot start while this borrow lives.
+        unsafe { std::slice::from_raw_parts_mut(self.addr, len.min(self.size)) }
     }
 }
 
