@@ -41,6 +41,9 @@ export async function connectBench(url: string, apiKey: string): Promise<BenchCl
     const text = (result.content ?? []).map((block) => (block.type === 'text' ? (block.text ?? '') : `[${block.type}]`)).join(' ');
     return { ms, timings: (result._meta?.['deskgate/timings'] as Timings | undefined) ?? {}, isError: result.isError === true, text };
   };
+  // Every bench session works on the desktop's xterm (classified full-tier by bench/policy.json).
+  const access = await call('request_access', { apps: ['xterm'], reason: 'benchmark' });
+  if (access.isError) throw new Error(`request_access failed: ${access.text.slice(0, 300)}`);
   return {
     url,
     call,

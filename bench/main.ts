@@ -46,6 +46,8 @@ async function bringUp(size: { width: number; height: number }, extra: Record<st
       // 'info' (the default): the stack helper waits for the services' info-level ready lines.
       DESKGATE_LOG_LEVEL: 'info',
       DESKGATE_SESSION_IDLE_SECONDS: '3600',
+      // The bench types into its xterm, so it classifies xterm as a full-tier app.
+      DESKGATE_POLICY_FILE: new URL('./policy.json', import.meta.url).pathname,
       ...extra,
     },
     tenant: 'bench',

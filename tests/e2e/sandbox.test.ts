@@ -59,6 +59,7 @@ test('npm start prints a working endpoint and key, and Ctrl-C leaves no process 
   assert.match(printed['API key']!, /^dg_/);
 
   const client = await connect('2026-07-28', printed['MCP endpoint']!, printed['API key']!);
+  await client.call('request_access', { apps: ['xterm'], reason: 'sandbox check' });
   assert.equal(imageOf(await client.call('screenshot')).mimeType, 'image/jpeg');
   await client.close();
 

@@ -53,6 +53,7 @@ describe('security of the vertical slice', () => {
     redis = new Redis(stack.redisUrl);
     keyB = (await new ApiKeyStore(redis).create('tenant-b')).key;
     alice = await connect('2025-11-25', `${stack.mcpUrl}/shared`, stack.apiKey);
+    assert.ok(!(await alice.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' })).isError);
     assert.ok(!(await alice.call('screenshot')).isError);
     probe = await Probe.start((await desktopOf(redis, 'tenant-a', 'shared')).display, { color: COLOR, geometry: '600x400+0+0' });
   });
@@ -90,6 +91,7 @@ describe('security of the vertical slice', () => {
       const skip = probe.events().length;
       const area = probe.ready.color_area;
       const [x, y] = [area.x + area.width / 2, area.y + area.height / 2];
+      assert.ok(!(await bob.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' })).isError);
       const shot = decodeJpeg(imageOf(await bob.call('screenshot')).data);
       assert.ok(!closeTo(shot.pixel(x, y), hex(COLOR)), 'B sees a desktop without A\'s window');
       const aliceShot = decodeJpeg(imageOf(await alice.call('screenshot')).data);
@@ -106,6 +108,7 @@ describe('security of the vertical slice', () => {
       const ended = await fetch(`${base}/v1/sessions/shared`, { method: 'DELETE', headers: { authorization: `Bearer ${keyB}` } });
       assert.equal(ended.status, 200);
       assert.ok(!(await alice.call('cursor_position')).isError, 'ending B\'s session left A\'s alone');
+      await bob.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' });
       const again = await bob.call('screenshot');
       assert.ok(!again.isError, `B's next call starts a fresh session: ${textOf(again)}`);
     } finally {

@@ -61,6 +61,11 @@ for (const size of SIZES) {
           assert.deepEqual(names, allTools.map((tool) => tool.name).sort());
         });
 
+        await t.test('request_access grants the probe app', async () => {
+          const result = await mcp.call('request_access', { apps: ['DeskgateProbe'], reason: 'end-to-end test' });
+          assert.ok(!result.isError, textOf(result));
+        });
+
         await t.test('screenshot is a JPEG of the size the token-budget rule gives', async () => {
           const shot = imageOf(await mcp.call('screenshot'));
           assert.equal(shot.mimeType, 'image/jpeg');

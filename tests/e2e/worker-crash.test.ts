@@ -41,6 +41,7 @@ after(async () => {
 });
 
 test('a worker killed mid-action: clear errors, no replay, a fresh desktop next', async () => {
+  assert.ok(!(await mcp.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' })).isError);
   assert.ok(!(await mcp.call('screenshot')).isError);
   const before = await desktopOf(redis, stack.tenant, 'crash');
   probe = await Probe.start(before.display);
@@ -65,11 +66,14 @@ test('a worker killed mid-action: clear errors, no replay, a fresh desktop next'
   assert.ok(elapsed < 12_000, `errors arrived after ${elapsed} ms, well before the 30 s action timeout`);
 
   await stack.startWorker();
+  // A new desktop is a new session state: grants start empty again.
+  await mcp.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' });
   const fresh = await mcp.call('screenshot');
   assert.ok(!fresh.isError, textOf(fresh));
   const after = await desktopOf(redis, stack.tenant, 'crash');
   assert.notEqual(after.id, before.id, 'the session moved to a new desktop');
-  assert.ok(!(await mcp.call('left_click', { coordinate: [10, 10] })).isError);
+  const clicked2 = await mcp.call('left_click', { coordinate: [10, 10] });
+  assert.ok(!clicked2.isError, textOf(clicked2));
 
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.deepEqual(probe.since(skip).filter((event) => event.type === 'press' || event.type === 'button'), [], 'the queued click never ran');

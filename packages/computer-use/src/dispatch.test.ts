@@ -4,11 +4,15 @@ import { callTool, describeTools, parseCall } from './dispatch.ts';
 import { ToolError } from './errors.ts';
 import { initialSessionState } from './session-state.ts';
 import type { Executor } from './executor.ts';
+import { defaultPolicy } from './access/policy.ts';
+import type { ToolContext } from './tools/define-tool.ts';
+
+const contextOf = (executor: Executor, state = initialSessionState()): ToolContext => ({ executor, state, signal: new AbortController().signal, policy: defaultPolicy(), approvals: null });
 
 test('the tool list is pinned', () => {
   assert.deepEqual(
     describeTools({ coordinateMode: 'pixels' }).map((tool) => tool.name),
-    ['screenshot', 'zoom', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'cursor_position', 'type', 'key', 'hold_key', 'wait', 'computer_batch'],
+    ['request_access', 'list_granted_applications', 'screenshot', 'zoom', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'cursor_position', 'type', 'key', 'hold_key', 'wait', 'computer_batch'],
   );
 });
 
@@ -52,7 +56,9 @@ test('invalid arguments name the field and the problem', () => {
 test('a click before any screenshot asks for one and touches nothing', async () => {
   const touched: string[] = [];
   const executor = new Proxy({}, { get: (_t, prop) => async () => void touched.push(String(prop)) }) as Executor;
-  const result = await callTool('left_click', { coordinate: [10, 10] }, { executor, state: initialSessionState(), signal: new AbortController().signal });
+  const state = initialSessionState();
+  state.grants.apps.push({ app: 'xterm', tier: 'click', category: 'terminal' });
+  const result = await callTool('left_click', { coordinate: [10, 10] }, contextOf(executor, state));
   assert.equal(result.isError, true);
   assert.equal(result.structuredContent?.error?.kind, 'no_screenshot');
   assert.deepEqual(touched, []);
@@ -77,7 +83,7 @@ test('a batch with one bad action runs none of them', async () => {
   const result = await callTool(
     'computer_batch',
     { actions: [{ action: 'key', text: 'a' }, { action: 'scroll', coordinate: [1, 1], scroll_direction: 'up', scroll_amount: 500 }] },
-    { executor, state: initialSessionState(), signal: new AbortController().signal },
+    contextOf(executor),
   );
   assert.equal(result.structuredContent?.error?.kind, 'bad_args');
   assert.match(result.content[0]!.type === 'text' ? result.content[0]!.text : '', /actions\[1\] \(scroll\).*scroll_amount.*Nothing in the batch was run/);
@@ -86,7 +92,7 @@ test('a batch with one bad action runs none of them', async () => {
 
 test('a batch whose waits add up past the ceiling is refused whole', async () => {
   const { touched, executor } = spy();
-  const result = await callTool('computer_batch', { actions: [{ action: 'wait', duration: 60 }, { action: 'key', text: 'a' }, { action: 'wait', duration: 60 }] }, { executor, state: initialSessionState(), signal: new AbortController().signal });
+  const result = await callTool('computer_batch', { actions: [{ action: 'wait', duration: 60 }, { action: 'key', text: 'a' }, { action: 'wait', duration: 60 }] }, contextOf(executor));
   assert.equal(result.structuredContent?.error?.kind, 'bad_args');
   assert.deepEqual(touched, []);
 });

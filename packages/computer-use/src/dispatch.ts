@@ -1,12 +1,13 @@
 /**
- * The one dispatcher: validate the arguments, run the handler, and turn every failure into an
- * MCP error result that carries a machine-readable kind. The gate pipeline runs here too
- * once it exists; handlers only ever throw.
+ * The one dispatcher: validate the arguments, run the gate pipeline, run the handler, and turn
+ * every failure into an MCP error result that carries a machine-readable kind. Handlers only
+ * ever throw.
  */
 import { z } from 'zod';
 import { ToolError, isToolError, type ToolErrorKind } from './errors.ts';
 import type { ContentBlock, DescribeContext, ToolContext, ToolDefinition } from './tools/define-tool.ts';
 import { allTools, findTool } from './tools/registry.ts';
+import { runGates } from './gates/pipeline.ts';
 
 export interface ToolCallResult {
   content: ContentBlock[];
@@ -38,6 +39,8 @@ export function parseCall(name: string, args: unknown): { tool: ToolDefinition; 
 export async function callTool(name: string, args: unknown, context: ToolContext): Promise<ToolCallResult> {
   try {
     const call = parseCall(name, args);
+    const refusal = await runGates(call.tool, call.args, context);
+    if (refusal) return errorResult(refusal.kind, refusal.message);
     return await call.tool.handle(call.args, context);
   } catch (error) {
     if (isToolError(error)) return errorResult(error.kind, error.message);

@@ -27,6 +27,8 @@ export interface CaptureRequest {
   quality: number;
   /** Keep the raw pixels under this slot, for the pixel staleness check. */
   keep?: string;
+  /** Root-coordinate rectangles to black out (windows the session may not see). */
+  mask?: Rect[];
 }
 
 export interface CapturedImage {
@@ -45,6 +47,11 @@ export interface AppInfo {
   exe: string | null;
 }
 
+export interface WindowInfo extends AppInfo, Rect {
+  window: number;
+  mapped: boolean;
+}
+
 export interface Executor {
   monitors(): Promise<Monitor[]>;
   capture(request: CaptureRequest): Promise<CapturedImage>;
@@ -59,4 +66,9 @@ export interface Executor {
   holdKey(chord: string, seconds: number): Promise<void>;
   cursorPosition(): Promise<Point>;
   frontmostApp(): Promise<AppInfo>;
+  /** Top-level windows, bottom to top. */
+  listWindows(): Promise<WindowInfo[]>;
+  iconify(window: number): Promise<void>;
+  /** Whether the live pixels around a point still match the kept screenshot in `slot`. */
+  unchangedSince(slot: string, at: Point): Promise<boolean>;
 }

@@ -2,6 +2,7 @@
  * The per-session state the tools read and write. It lives in Redis (the worker keeps it
  * there), never in a service's memory, so a restart loses nothing.
  */
+import { noGrants, type Grants } from './access/grants.ts';
 import type { CoordinateMode, ScreenshotGeometry } from './geometry/coordinates.ts';
 
 export interface LastScreenshot extends ScreenshotGeometry {
@@ -17,6 +18,9 @@ export interface SessionState {
   mouseHeld: boolean;
   /** Monitor chosen with switch_display, or null for automatic choice. */
   display: string | null;
+  grants: Grants;
+  /** Windows this session iconified because their apps are not granted. */
+  hidden: number[];
 }
 
 export const initialSessionState = (coordinateMode: CoordinateMode = 'pixels'): SessionState => ({
@@ -24,4 +28,6 @@ export const initialSessionState = (coordinateMode: CoordinateMode = 'pixels'): 
   lastScreenshot: null,
   mouseHeld: false,
   display: null,
+  grants: noGrants(),
+  hidden: [],
 });

@@ -6,3 +6,5 @@ export { ActionServer, type ActionHandler, type HandledAction } from './action-s
 export * from './session-store.ts';
 export * from './desktop-registry.ts';
 export * from './lifecycle.ts';
+export * from './audit-log.ts';
+export * from './approvals.ts';

@@ -12,6 +12,12 @@ export const keys = {
   desktopAlive: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:alive`,
   desktopActions: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:actions`,
   replies: (gatewayId: string) => `${PREFIX}:replies:${gatewayId}`,
+  approvals: (tenant: string) => `${PREFIX}:tenant:${tenant}:approvals`,
+  approvalDecision: (id: string) => `${PREFIX}:approval:${id}:decision`,
+  killSwitch: () => `${PREFIX}:killswitch`,
+  tenantKillSwitch: (tenant: string) => `${PREFIX}:tenant:${tenant}:killswitch`,
+  /** A session's audit log: a stream, capped in length and expiring when the session goes quiet. */
+  audit: (tenant: string, name: string) => `${PREFIX}:audit:${tenant}:${name}`,
   /** BullMQ prefix; queues live under it. */
   bullPrefix: () => `${PREFIX}:bull`,
 } as const;

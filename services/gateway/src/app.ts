@@ -6,12 +6,16 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { DEFAULT_SESSION, sessionName } from '@deskgate/dispatch';
+import { ApprovalStore, DEFAULT_SESSION, sessionName, type AuditLog } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyStore } from './auth/api-keys.ts';
 import type { GatewayConfig } from './config.ts';
 import type { GatewayMetrics } from './http/metrics.ts';
+import { accessRoutes } from './http/access-routes.ts';
+import { auditRoute } from './http/audit-route.ts';
+import { KillSwitch } from './killswitch/kill-switch.ts';
+import { createCallAuditor } from './mcp/call-auditor.ts';
 import { createServerFactory, type CallScope } from './mcp/server-factory.ts';
 import { bearerAuth, type AuthEnv } from './middleware/bearer-auth/index.ts';
 import type { SessionRouter } from './sessions/session-router.ts';
@@ -22,12 +26,15 @@ export interface AppDeps {
   apiKeys: ApiKeyStore;
   router: SessionRouter;
   metrics: GatewayMetrics;
+  audit: AuditLog;
   log: Logger;
 }
 
-export function createApp({ config, redis, apiKeys, router, metrics, log }: AppDeps) {
+export function createApp({ config, redis, apiKeys, router, metrics, audit, log }: AppDeps) {
   const app = new Hono<AuthEnv>();
-  const mcp = createMcpHandler(createServerFactory(router, metrics, log), {
+  const auditCall = createCallAuditor(audit, log, { keepText: config.audit.keepText });
+  const killSwitch = new KillSwitch(redis);
+  const mcp = createMcpHandler(createServerFactory({ router, metrics, log, auditCall, killSwitch }), {
     maxRequestBodySize: config.maxBodyBytes,
     onerror: (error) => log.debug({ err: error.message }, 'mcp request rejected'),
   });
@@ -55,7 +62,7 @@ export function createApp({ config, redis, apiKeys, router, metrics, log }: AppD
       const requested = c.req.param('session') ?? DEFAULT_SESSION;
       const parsed = sessionName.safeParse(requested);
       if (!parsed.success) return c.json({ error: 'bad_session_name', message: parsed.error.issues[0]!.message }, 400);
-      const scope: CallScope = { ref: { tenant: c.var.principal.tenant, name: parsed.data } };
+      const scope: CallScope = { ref: { tenant: c.var.principal.tenant, name: parsed.data }, keyId: c.var.principal.keyId };
       return mcp.fetch(c.req.raw, { authInfo: { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } } });
     });
   serveMcp('/mcp');
@@ -68,6 +75,9 @@ export function createApp({ config, redis, apiKeys, router, metrics, log }: AppD
     const ended = await router.end({ tenant: c.var.principal.tenant, name: parsed.data });
     return ended ? c.json({ ended: parsed.data }) : c.json({ error: 'not_found', message: `No session "${parsed.data}".` }, 404);
   });
+
+  guarded.get('/v1/sessions/:session/audit', auditRoute(audit));
+  guarded.route('/', accessRoutes(new ApprovalStore(redis), killSwitch));
 
   app.route('/', guarded);
   app.onError((error, c) => {

@@ -17,3 +17,12 @@ test('a bad setting is named', () => {
   assert.throws(() => loadConfig({ DESKGATE_PORT: '70000' }), /DESKGATE_PORT/);
   assert.throws(() => loadConfig({ DESKGATE_MAX_BODY_BYTES: '10' }), /DESKGATE_MAX_BODY_BYTES/);
 });
+
+test('the audit log redacts text by default and keeps 10,000 entries for 7 days', () => {
+  assert.deepEqual(loadConfig({}).audit, { keepText: false, maxEntries: 10_000, ttlSeconds: 604_800 });
+  const set = loadConfig({ DESKGATE_AUDIT_TEXT: 'true', DESKGATE_AUDIT_MAX_ENTRIES: '5', DESKGATE_AUDIT_TTL_SECONDS: '60' }).audit;
+  assert.deepEqual(set, { keepText: true, maxEntries: 5, ttlSeconds: 60 });
+  assert.equal(loadConfig({ DESKGATE_AUDIT_TEXT: 'false' }).audit.keepText, false);
+  assert.throws(() => loadConfig({ DESKGATE_AUDIT_TEXT: 'maybe' }), /DESKGATE_AUDIT_TEXT/);
+  assert.throws(() => loadConfig({ DESKGATE_AUDIT_MAX_ENTRIES: '0' }), /DESKGATE_AUDIT_MAX_ENTRIES/);
+});

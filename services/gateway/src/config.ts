@@ -9,6 +9,10 @@ const list = z
   .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
   .optional();
 
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
 const schema = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   DESKGATE_HOST: z.string().default('127.0.0.1'),
@@ -18,6 +22,9 @@ const schema = z.object({
   DESKGATE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   DESKGATE_ACTION_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(30),
   DESKGATE_ALLOCATE_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(60),
+  DESKGATE_AUDIT_TEXT: flag.default(false),
+  DESKGATE_AUDIT_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  DESKGATE_AUDIT_TTL_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
   DESKGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -45,5 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     actionTimeoutMs: c.DESKGATE_ACTION_TIMEOUT_SECONDS * 1000,
     allocateTimeoutMs: c.DESKGATE_ALLOCATE_TIMEOUT_SECONDS * 1000,
     logLevel: c.DESKGATE_LOG_LEVEL,
+    // Typed text and clipboard contents are redacted from the audit log unless this is set.
+    audit: { keepText: c.DESKGATE_AUDIT_TEXT, maxEntries: c.DESKGATE_AUDIT_MAX_ENTRIES, ttlSeconds: c.DESKGATE_AUDIT_TTL_SECONDS },
   };
 }

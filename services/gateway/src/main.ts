@@ -1,6 +1,6 @@
 /** The gateway process: wires Redis, the lifecycle queue and the action channel, then listens. */
 import { serve } from '@hono/node-server';
-import { ActionClient, DesktopRegistry, LifecycleClient, SessionStore } from '@deskgate/dispatch';
+import { ActionClient, AuditLog, DesktopRegistry, LifecycleClient, SessionStore } from '@deskgate/dispatch';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createApp } from './app.ts';
@@ -16,7 +16,8 @@ const lifecycle = new LifecycleClient(redis);
 await lifecycle.ready();
 const actions = new ActionClient(redis);
 const router = new SessionRouter(new SessionStore(redis), new DesktopRegistry(redis), lifecycle, actions, config);
-const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, metrics: createGatewayMetrics(), log });
+const audit = new AuditLog(redis, { maxEntries: config.audit.maxEntries, ttlSeconds: config.audit.ttlSeconds });
+const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, metrics: createGatewayMetrics(), audit, log });
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

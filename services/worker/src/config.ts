@@ -27,6 +27,7 @@ const schema = z.object({
   DESKGATE_CAPTURE_BIN: z.string().default(`${repoRoot}helpers/linux-capture/target/release/deskgate-capture`),
   DESKGATE_PYTHON: z.string().default('/usr/bin/python3'),
   DESKGATE_RUNTIME_DIR: z.string().default(`${repoRoot}runtime`),
+  DESKGATE_POLICY_FILE: z.string().optional(),
   DESKGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -50,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     captureBin: c.DESKGATE_CAPTURE_BIN,
     python: c.DESKGATE_PYTHON,
     runtimeDir: c.DESKGATE_RUNTIME_DIR,
+    policyFile: c.DESKGATE_POLICY_FILE,
     logLevel: c.DESKGATE_LOG_LEVEL,
   };
 }

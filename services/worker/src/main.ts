@@ -10,13 +10,14 @@ import { DesktopPool } from './desktops/desktop-pool.ts';
 import { ProcessDesktopProvider } from './desktops/process-provider.ts';
 import { createHealthApp } from './http/health-app.ts';
 import { createWorkerMetrics } from './http/metrics.ts';
+import { loadPolicyFile } from './policy/policy-file.ts';
 import { startLifecycleWorkers } from './lifecycle/lifecycle-workers.ts';
 
 const config = loadConfig();
 const log = pino({ name: 'deskgate-worker', level: config.logLevel, base: { worker: config.workerId } });
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 const metrics = createWorkerMetrics();
-const pool = new DesktopPool(config, new ProcessDesktopProvider(config.windowManager, log), redis, metrics, log);
+const pool = new DesktopPool(config, new ProcessDesktopProvider(config.windowManager, log), redis, metrics, log, loadPolicyFile(config.policyFile));
 
 let ready = false;
 const port = Number(process.env.DESKGATE_WORKER_PORT ?? 0);

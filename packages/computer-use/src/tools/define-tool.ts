@@ -7,6 +7,8 @@
 import type { z } from 'zod';
 import type { Executor } from '../executor.ts';
 import type { CoordinateMode } from '../geometry/coordinates.ts';
+import type { ApprovalBroker } from '../access/approvals.ts';
+import type { TenantPolicy } from '../access/policy.ts';
 import type { SessionState } from '../session-state.ts';
 
 /** hover < mouse < mouse_full < keyboard decide the tier; `none` is never tier-gated. */
@@ -28,6 +30,10 @@ export interface ToolContext {
   state: SessionState;
   /** Aborted when the caller's deadline passes (long waits stop early). */
   signal: AbortSignal;
+  /** The tenant's policy (request_access decides by it). */
+  policy: TenantPolicy;
+  /** Where human-mode requests wait; null when the tenant never needs one. */
+  approvals: ApprovalBroker | null;
 }
 
 export interface DescribeContext {
@@ -39,9 +45,15 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   description: (context: DescribeContext) => string;
   inputSchema: Schema;
   actionKind: ActionKind;
+  /** When the arguments or state change what the action is (a click with modifiers is mouse_full). */
+  actionKindFor?: (args: z.infer<Schema>, state: SessionState) => ActionKind;
   /** Longest time the call may take beyond the dispatch budget (waits, holds). */
   extraSeconds?: (args: z.infer<Schema>) => number;
   handle: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolOutput>;
+}
+
+export function actionKindOf(tool: ToolDefinition, args: unknown, state: SessionState): ActionKind {
+  return tool.actionKindFor?.(args as never, state) ?? tool.actionKind;
 }
 
 export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): ToolDefinition {

@@ -8,6 +8,8 @@ import { defineTool, text, type ToolDefinition } from './define-tool.ts';
 import { coordinate, coordinateSpace, LIMITS, modifiers } from './params.ts';
 import { assertMouseFree, frameOf, resolvePoint } from './target.ts';
 
+const hasModifiers = (text: string | undefined) => text !== undefined && text.trim() !== '';
+
 const clickSchema = z.strictObject({
   coordinate: coordinate('Where to click, [x, y]'),
   text: modifiers,
@@ -20,6 +22,7 @@ function clickTool(name: string, verb: string, button: MouseButton, count: 1 | 2
     inputSchema: clickSchema,
     // Plain left clicks need the click tier; other buttons or modifiers need full.
     actionKind: button === 'left' ? 'mouse' : 'mouse_full',
+    actionKindFor: (args) => (button === 'left' && !hasModifiers(args.text) ? 'mouse' : 'mouse_full'),
     async handle(args, context) {
       assertMouseFree(context, name);
       const mods = parseModifiers(args.text);
@@ -41,6 +44,8 @@ export const mouseTools = [
     description: (ctx) => `Move the mouse pointer to a coordinate ${coordinateSpace(ctx)}. While the left button is held (left_mouse_down) this drags.`,
     inputSchema: z.strictObject({ coordinate: coordinate('Where to move the pointer, [x, y]') }),
     actionKind: 'hover',
+    // With the button held (left_mouse_down) a move drags, which needs the full tier.
+    actionKindFor: (_args, state) => (state.mouseHeld ? 'mouse_full' : 'hover'),
     async handle(args, context) {
       await context.executor.move(await resolvePoint(args.coordinate, context));
       return text(`Moved the pointer to (${args.coordinate.join(', ')}).`);
@@ -98,6 +103,7 @@ export const mouseTools = [
       text: modifiers,
     }),
     actionKind: 'mouse',
+    actionKindFor: (args) => (hasModifiers(args.text) ? 'mouse_full' : 'mouse'),
     async handle(args, context) {
       assertMouseFree(context, 'scroll');
       const mods = parseModifiers(args.text);

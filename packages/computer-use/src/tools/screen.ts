@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { targetImageSize } from '../geometry/image-size.ts';
 import { defineTool } from './define-tool.ts';
 import { chooseMonitor } from './monitors.ts';
+import { ungrantedAreas } from './visibility.ts';
 
 /** Capture-helper slot that keeps the raw pixels of the last screenshot. */
 export const LAST_SCREENSHOT_SLOT = 'last-screenshot';
@@ -17,8 +18,9 @@ export const screenTools = [
       save_to_disk: z.boolean().optional().describe('Accepted for compatibility; deskgate never writes screenshots to disk on the desktop host'),
     }),
     actionKind: 'none',
-    async handle(_args, { executor, state }) {
-      const monitors = await executor.monitors();
+    async handle(_args, context) {
+      const { executor, state } = context;
+      const [monitors, mask] = await Promise.all([executor.monitors(), ungrantedAreas(context)]);
       const monitor = chooseMonitor(monitors, state.display);
       const size = targetImageSize(monitor);
       const image = await executor.capture({
@@ -27,6 +29,7 @@ export const screenTools = [
         format: 'jpeg',
         quality: JPEG_QUALITY,
         keep: LAST_SCREENSHOT_SLOT,
+        mask,
       });
       state.lastScreenshot = {
         imageWidth: image.width,

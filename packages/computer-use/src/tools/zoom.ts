@@ -9,6 +9,7 @@ import { targetImageSize } from '../geometry/image-size.ts';
 import { defineTool } from './define-tool.ts';
 import { LIMITS } from './params.ts';
 import { JPEG_QUALITY } from './screen.ts';
+import { ungrantedAreas } from './visibility.ts';
 
 const edge = z.number().int().min(0).max(LIMITS.coordinateMax);
 
@@ -21,7 +22,8 @@ export const zoomTools = [
       region: z.array(edge).length(4, { message: 'a region is exactly four integers [x0, y0, x1, y1]' }).describe('[x0, y0, x1, y1] in the pixels of the last screenshot'),
     }),
     actionKind: 'none',
-    async handle(args, { executor, state }) {
+    async handle(args, context) {
+      const { executor, state } = context;
       const shot = state.lastScreenshot;
       if (!shot) throw new ToolError('no_screenshot', 'zoom looks into the last screenshot, and none has been taken yet. Call screenshot first.');
       const [x0, y0, x1, y1] = args.region as [number, number, number, number];
@@ -39,7 +41,7 @@ export const zoomTools = [
         width: Math.max(1, Math.min(shot.displayWidth, Math.ceil(x1 * sx)) - left),
         height: Math.max(1, Math.min(shot.displayHeight, Math.ceil(y1 * sy)) - top),
       };
-      const image = await executor.capture({ region, scaleTo: targetImageSize(region), format: 'jpeg', quality: JPEG_QUALITY });
+      const image = await executor.capture({ region, scaleTo: targetImageSize(region), format: 'jpeg', quality: JPEG_QUALITY, mask: await ungrantedAreas(context) });
       return { content: [{ type: 'image', data: image.data.toString('base64'), mimeType: image.mimeType }] };
     },
   }),

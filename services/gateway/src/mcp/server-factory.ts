@@ -5,19 +5,32 @@
  * and again by the worker, which trusts nothing.
  */
 import { Server, type McpRequestContext } from '@modelcontextprotocol/server';
-import { describeTools, errorResult, isToolError, parseCall, type ToolCallResult } from '@deskgate/computer-use';
+import { ToolError, describeTools, errorResult, findTool, isToolError, parseCall, type ToolCallResult } from '@deskgate/computer-use';
 import type { SessionRef } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { SessionRouter } from '../sessions/session-router.ts';
 import type { GatewayMetrics } from '../http/metrics.ts';
+import type { CallAuditor } from './call-auditor.ts';
+import type { KillSwitch } from '../killswitch/kill-switch.ts';
 
 export const SERVER_INFO = { name: 'deskgate', version: '0.1.0' };
 
 export interface CallScope {
   ref: SessionRef;
+  /** The id of the API key that authenticated the request (never the key). */
+  keyId?: string;
 }
 
-export function createServerFactory(router: SessionRouter, metrics: GatewayMetrics, log: Logger) {
+export interface ServerDeps {
+  router: SessionRouter;
+  metrics: GatewayMetrics;
+  log: Logger;
+  /** Every call, refused or not, is handed to it once its result is known. */
+  auditCall: CallAuditor;
+  killSwitch: KillSwitch;
+}
+
+export function createServerFactory({ router, metrics, log, auditCall, killSwitch }: ServerDeps) {
   return (ctx: McpRequestContext) => {
     const scope = ctx.authInfo?.extra?.scope as CallScope | undefined;
     const server = new Server(SERVER_INFO, {
@@ -26,7 +39,10 @@ export function createServerFactory(router: SessionRouter, metrics: GatewayMetri
         'deskgate gives you a virtual desktop. Take a screenshot first; coordinates you send are read off the most recent screenshot.',
     });
     // The core's descriptors are plain JSON Schema objects; the SDK's type wants its own shape.
-    server.setRequestHandler('tools/list', async () => ({ tools: describeTools({ coordinateMode: 'pixels' }) as never }));
+    // While the kill switch is on, the tenant is offered no tools at all.
+    server.setRequestHandler('tools/list', async () => ({
+      tools: (scope && (await killSwitch.isOn(scope.ref.tenant)) ? [] : describeTools({ coordinateMode: 'pixels' })) as never,
+    }));
     server.setRequestHandler('tools/call', async (request) => {
       if (!scope) return errorResult('permission_missing', 'Not authenticated.') as never;
       const started = performance.now();
@@ -34,6 +50,9 @@ export function createServerFactory(router: SessionRouter, metrics: GatewayMetri
       let result: ToolCallResult;
       let timings: Record<string, number> = {};
       try {
+        if (await killSwitch.isOn(scope.ref.tenant)) {
+          throw new ToolError('disabled', 'Computer use is switched off for this tenant (kill switch). Nothing was done.');
+        }
         const call = parseCall(name, args);
         const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000;
         const reply = await router.call(scope.ref, name, call.args, extraMs);
@@ -48,8 +67,9 @@ export function createServerFactory(router: SessionRouter, metrics: GatewayMetri
       }
       const gatewayMs = performance.now() - started;
       const outcome = result.isError ? (result.structuredContent?.error?.kind ?? 'error') : 'ok';
-      metrics.toolCallSeconds.observe({ tool: name, outcome }, gatewayMs / 1000);
-      log.debug({ tenant: scope.ref.tenant, session: scope.ref.name, tool: name, outcome, ms: gatewayMs }, 'tool call');
+      // Unknown names share one label, so a client cannot grow the metric without bound.
+      metrics.toolCallSeconds.observe({ tool: findTool(name) ? name : 'unknown', outcome }, gatewayMs / 1000);
+      auditCall({ scope, tool: name, args, result, ms: gatewayMs });
       return { ...result, _meta: { 'deskgate/timings': { ...timings, gatewayMs } } } as never;
     });
     return server;

@@ -5,7 +5,7 @@
  * pushes the reply: no Redis round trip of its own on the action's path, nothing lost on a
  * restart.
  */
-import { callTool, errorResult, findTool, type SessionState } from '@deskgate/computer-use';
+import { callTool, errorResult, findTool, type ApprovalBroker, type SessionState, type TenantPolicy } from '@deskgate/computer-use';
 import type { ActionHandler, SessionRef, SessionStore } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { Desktop } from '../desktops/desktop.ts';
@@ -15,6 +15,7 @@ export function actionRunner(
   desktop: Desktop,
   owner: SessionRef,
   state: SessionState,
+  access: { policy: TenantPolicy; approvals: ApprovalBroker },
   sessions: SessionStore,
   metrics: WorkerMetrics,
   log: Logger,
@@ -32,7 +33,7 @@ export function actionRunner(
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), Math.max(0, request.deadline - Date.now()));
     const toolStarted = performance.now();
-    const result = await callTool(request.tool, request.args, { executor: desktop.executor, state, signal: controller.signal });
+    const result = await callTool(request.tool, request.args, { executor: desktop.executor, state, signal: controller.signal, ...access });
     clearTimeout(timer);
     const toolMs = performance.now() - toolStarted;
 

@@ -3,8 +3,8 @@
  * the capacity limit, liveness heartbeats and the idle reaper. A released desktop is torn
  * down, never handed to the next session, so nothing leaks from one tenant to another.
  */
-import { ActionServer, DesktopRegistry, SessionStore, keys, type SessionRef } from '@deskgate/dispatch';
-import { initialSessionState } from '@deskgate/computer-use';
+import { ActionServer, ApprovalStore, DesktopRegistry, SessionStore, keys, type SessionRef } from '@deskgate/dispatch';
+import { initialSessionState, policyFor, type PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { actionRunner } from '../actions/action-runner.ts';
@@ -31,6 +31,7 @@ export class DesktopPool {
   private closed = false;
   private readonly registry: DesktopRegistry;
   private readonly sessions: SessionStore;
+  private readonly approvals: ApprovalStore;
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -39,9 +40,11 @@ export class DesktopPool {
     private readonly redis: Redis,
     private readonly metrics: WorkerMetrics,
     private readonly log: Logger,
+    private readonly policies: PolicyFile,
   ) {
     this.registry = new DesktopRegistry(redis);
     this.sessions = new SessionStore(redis);
+    this.approvals = new ApprovalStore(redis);
     this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS));
     this.timers.push(setInterval(() => void this.reapIdle(), REAP_MS));
   }
@@ -97,7 +100,7 @@ export class DesktopPool {
     recordPids();
     const state = initialSessionState();
     await this.sessions.assign(ref, desktop.id, state);
-    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, this.sessions, this.metrics, this.log), (error) =>
+    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, { policy: policyFor(this.policies, ref.tenant), approvals: this.approvals.brokerFor(ref.tenant, ref.name) }, this.sessions, this.metrics, this.log), (error) =>
       this.log.error({ err: error, desktop: desktop.id }, 'action channel error'),
     );
     this.held.set(desktop.id, { desktop, ref, server });

@@ -12,6 +12,7 @@ import {
   type Monitor,
   type MouseButton,
   type Point,
+  type WindowInfo,
   type ScrollDirection,
 } from '@deskgate/computer-use';
 import type { CaptureClient } from '../helpers/capture-client.ts';
@@ -89,6 +90,7 @@ export class LinuxExecutor implements Executor {
           format: request.format,
           quality: request.quality,
           ...(request.keep ? { keep: request.keep } : {}),
+          ...(request.mask?.length ? { mask: request.mask } : {}),
         }),
       'capture_failed',
     );
@@ -138,5 +140,25 @@ export class LinuxExecutor implements Executor {
   }
   async frontmostApp(): Promise<AppInfo> {
     return toApp(await this.input_<RawApp>('frontmost_app'));
+  }
+  async listWindows(): Promise<WindowInfo[]> {
+    const { windows } = await this.input_<{ windows: (RawApp & { id: number; x: number; y: number; width: number; height: number; mapped: boolean })[] }>('list_windows');
+    return windows.map((raw) => ({ ...toApp({ ...raw, window: raw.id }), window: raw.id, x: raw.x, y: raw.y, width: raw.width, height: raw.height, mapped: raw.mapped }));
+  }
+  async iconify(window: number) {
+    await this.input_('iconify', { window });
+  }
+  async unchangedSince(slot: string, at: Point): Promise<boolean> {
+    const started = performance.now();
+    try {
+      const { header } = await viaHelper('the staleness check', () => this.capture_.call({ op: 'compare', slot, x: at.x, y: at.y, radius: 4 }), 'capture_failed');
+      return header.same === true;
+    } catch (error) {
+      // The kept frame is gone (the capture helper restarted): the screenshot can't be trusted.
+      if (error instanceof ToolError && /no snapshot/i.test(error.message)) return false;
+      throw error;
+    } finally {
+      this.timings.compareMs = performance.now() - started;
+    }
   }
 }

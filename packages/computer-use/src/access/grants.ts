@@ -1,0 +1,68 @@
+/**
+ * What a session may touch: the apps it was granted, each at a tier, and three grant flags.
+ * Grants only grow during a session — a later request can add apps or raise nothing silently
+ * away — and a window belongs to a grant when its WM_CLASS, executable or .desktop id names
+ * the granted app.
+ */
+import type { AppCategory, Tier } from '../apps/types.ts';
+import type { AppInfo } from '../executor.ts';
+
+export interface AppGrant {
+  /** The name the agent asked for, as granted ("xterm", "firefox-esr", "org.gnome.Terminal"). */
+  app: string;
+  tier: Tier;
+  category: AppCategory;
+}
+
+export interface GrantFlags {
+  clipboardRead: boolean;
+  clipboardWrite: boolean;
+  systemKeyCombos: boolean;
+}
+
+export interface Grants {
+  apps: AppGrant[];
+  flags: GrantFlags;
+}
+
+export const noGrants = (): Grants => ({ apps: [], flags: { clipboardRead: false, clipboardWrite: false, systemKeyCombos: false } });
+
+const TIER_ORDER: Record<Tier, number> = { read: 0, click: 1, full: 2 };
+
+/** Adds new grants to old ones: never drops an app, never lowers a tier, never clears a flag. */
+export function mergeGrants(old: Grants, added: Grants): Grants {
+  const apps = [...old.apps];
+  for (const grant of added.apps) {
+    const index = apps.findIndex((existing) => sameApp(existing.app, grant.app));
+    if (index < 0) apps.push(grant);
+    else if (TIER_ORDER[grant.tier] > TIER_ORDER[apps[index]!.tier]) apps[index] = grant;
+  }
+  return {
+    apps,
+    flags: {
+      clipboardRead: old.flags.clipboardRead || added.flags.clipboardRead,
+      clipboardWrite: old.flags.clipboardWrite || added.flags.clipboardWrite,
+      systemKeyCombos: old.flags.systemKeyCombos || added.flags.systemKeyCombos,
+    },
+  };
+}
+
+const norm = (name: string) => name.trim().toLowerCase().replace(/\.desktop$/, '');
+const sameApp = (a: string, b: string) => norm(a) === norm(b);
+
+/** The names a window answers to: WM_CLASS instance and class, executable basename. */
+export function namesOf(app: AppInfo): string[] {
+  const names: string[] = [];
+  if (app.wmClass) names.push(...app.wmClass);
+  if (app.exe) names.push(app.exe.split('/').pop()!);
+  return names.filter(Boolean);
+}
+
+export function grantFor(app: AppInfo, grants: Grants): AppGrant | undefined {
+  const names = namesOf(app).map(norm);
+  return grants.apps.find((grant) => names.includes(norm(grant.app)));
+}
+
+export function tierAtLeast(granted: Tier, needed: Tier): boolean {
+  return TIER_ORDER[granted] >= TIER_ORDER[needed];
+}

@@ -1,0 +1,109 @@
+/**
+ * The audit log: every tool call of a session, one entry each, in a Redis stream per
+ * (tenant, session). Each append trims the stream to `maxEntries` and pushes its expiry
+ * `ttlSeconds` out, so a busy session keeps its latest entries and an abandoned one's log
+ * goes away on its own. Entries hold arguments already redacted (see redactArgs).
+ *
+ * Trimming is exact (MAXLEN =), not approximate (~): approximate trimming only drops whole
+ * stream nodes of ~100 entries, so a small limit would not hold at all, and trimming one
+ * entry per append costs a few microseconds either way.
+ */
+import type { Redis } from 'ioredis';
+import { keys } from './keys.ts';
+
+export interface AuditEntry {
+  tenant: string;
+  session: string;
+  tool: string;
+  /** The arguments as sent, already redacted. */
+  args: unknown;
+  outcome: 'ok' | 'error';
+  /** The error kind of a failed or refused call. */
+  kind?: string;
+  /** How long the call took at the gateway, in milliseconds. */
+  ms: number;
+  /** The API key that made the call (its id, never the key). */
+  keyId?: string;
+  /** When the call finished, in epoch milliseconds. */
+  at: number;
+}
+
+export interface StoredAuditEntry extends AuditEntry {
+  /** The stream id; pass it as `before` to read the page after this entry. */
+  id: string;
+}
+
+export interface AuditLogOptions {
+  maxEntries?: number;
+  ttlSeconds?: number;
+}
+
+export interface ReadOptions {
+  /** 1–1000, default 100. */
+  count?: number;
+  /** Only entries older than this stream id. */
+  before?: string;
+}
+
+export const AUDIT_DEFAULTS = { maxEntries: 10_000, ttlSeconds: 7 * 24 * 3600, readCount: 100, readCountMax: 1000 } as const;
+
+export const STREAM_ID = /^\d{1,20}-\d{1,20}$/;
+
+export class AuditLog {
+  readonly maxEntries: number;
+  readonly ttlSeconds: number;
+
+  constructor(
+    private readonly redis: Redis,
+    options: AuditLogOptions = {},
+  ) {
+    this.maxEntries = options.maxEntries ?? AUDIT_DEFAULTS.maxEntries;
+    this.ttlSeconds = options.ttlSeconds ?? AUDIT_DEFAULTS.ttlSeconds;
+  }
+
+  /** Appends one entry; resolves to its stream id. */
+  async record(entry: AuditEntry): Promise<string> {
+    const key = keys.audit(entry.tenant, entry.session);
+    const fields = [
+      'tenant', entry.tenant,
+      'session', entry.session,
+      'tool', entry.tool,
+      'outcome', entry.outcome,
+      'ms', String(entry.ms),
+      'at', String(entry.at),
+      'args', JSON.stringify(entry.args ?? null),
+      ...(entry.kind ? ['kind', entry.kind] : []),
+      ...(entry.keyId ? ['keyId', entry.keyId] : []),
+    ];
+    const results = await this.redis.multi().xadd(key, 'MAXLEN', '=', this.maxEntries, '*', ...fields).expire(key, this.ttlSeconds).exec();
+    const [error, id] = results?.[0] ?? [new Error('the audit transaction was discarded'), null];
+    if (error) throw error;
+    return id as string;
+  }
+
+  /** A session's entries, newest first. */
+  async read(tenant: string, session: string, options: ReadOptions = {}): Promise<StoredAuditEntry[]> {
+    const count = Math.min(Math.max(Math.trunc(options.count ?? AUDIT_DEFAULTS.readCount), 1), AUDIT_DEFAULTS.readCountMax);
+    if (options.before !== undefined && !STREAM_ID.test(options.before)) throw new RangeError(`not a stream id: ${options.before}`);
+    const end = options.before ? `(${options.before}` : '+';
+    const rows = await this.redis.xrevrange(keys.audit(tenant, session), end, '-', 'COUNT', count);
+    return rows.map(([id, flat]) => parse(id, flat));
+  }
+}
+
+function parse(id: string, flat: string[]): StoredAuditEntry {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
+  return {
+    id,
+    tenant: f.tenant ?? '',
+    session: f.session ?? '',
+    tool: f.tool ?? '',
+    args: f.args ? JSON.parse(f.args) : null,
+    outcome: f.outcome === 'ok' ? 'ok' : 'error',
+    ...(f.kind ? { kind: f.kind } : {}),
+    ms: Number(f.ms),
+    ...(f.keyId ? { keyId: f.keyId } : {}),
+    at: Number(f.at),
+  };
+}
