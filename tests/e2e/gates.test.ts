@@ -6,6 +6,7 @@
  * The probes pose as real apps through their WM_CLASS (XTerm, firefox-esr).
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,6 +144,36 @@ test('a screen that changed under the target refuses the click until a new scree
   } finally {
     cover.stop();
   }
+});
+
+test('the clipboard guard: stashed and cleared while a click-tier terminal is in front, restored after', async () => {
+  const { display } = await desktopOf(redis, 'gates', 'gates');
+  const clipboard = () => {
+    try {
+      return execFileSync('xclip', ['-o', '-selection', 'clipboard'], { env: { ...process.env, DISPLAY: display }, timeout: 5000 }).toString();
+    } catch {
+      return '';
+    }
+  };
+  refused(await mcp.call('write_clipboard', { text: 'nope' }), 'grant_flag_required');
+  refused(await mcp.call('read_clipboard'), 'grant_flag_required');
+  await mcp.call('request_access', { apps: ['DeskgateProbe', 'xterm'], reason: 'clipboard', clipboardRead: true, clipboardWrite: true });
+  await mcp.call('screenshot');
+  assert.ok(!(await mcp.call('left_click', { coordinate: centre(probes.app!.ready.color_area) })).isError);
+  assert.ok(!(await mcp.call('write_clipboard', { text: 'rm -rf /' })).isError);
+  assert.equal(clipboard(), 'rm -rf /');
+  assert.equal(textOf(await mcp.call('read_clipboard')), 'rm -rf /');
+
+  const terminal = centre(probes.terminal!.ready.color_area);
+  assert.ok(!(await mcp.call('left_click', { coordinate: terminal })).isError);
+  assert.ok(!(await mcp.call('mouse_move', { coordinate: [terminal[0] + 5, terminal[1]] })).isError);
+  assert.equal(clipboard(), '', 'cleared while the terminal is in front');
+  refused(await mcp.call('write_clipboard', { text: 'echo pwned' }), 'tier_insufficient');
+  assert.equal(clipboard(), '');
+
+  assert.ok(!(await mcp.call('left_click', { coordinate: centre(probes.app!.ready.color_area) })).isError);
+  assert.ok(!(await mcp.call('mouse_move', { coordinate: centre(probes.app!.ready.color_area) })).isError);
+  assert.equal(clipboard(), 'rm -rf /', 'restored once a full-tier app is in front');
 });
 
 test('the kill switch empties tools/list and refuses every tool until it is off', async () => {

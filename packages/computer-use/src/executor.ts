@@ -69,6 +69,8 @@ export interface Executor {
   /** Top-level windows, bottom to top. */
   listWindows(): Promise<WindowInfo[]>;
   iconify(window: number): Promise<void>;
+  readClipboard(): Promise<string | null>;
+  writeClipboard(text: string): Promise<void>;
   /** Whether the live pixels around a point still match the kept screenshot in `slot`. */
   unchangedSince(slot: string, at: Point): Promise<boolean>;
 }

@@ -21,6 +21,8 @@ export interface SessionState {
   grants: Grants;
   /** Windows this session iconified because their apps are not granted. */
   hidden: number[];
+  /** The clipboard as it was before a click-tier app came to the front (see the clipboard guard). */
+  clipboardStash: { text: string | null } | null;
 }
 
 export const initialSessionState = (coordinateMode: CoordinateMode = 'pixels'): SessionState => ({
@@ -30,4 +32,5 @@ export const initialSessionState = (coordinateMode: CoordinateMode = 'pixels'): 
   display: null,
   grants: noGrants(),
   hidden: [],
+  clipboardStash: null,
 });

@@ -1,7 +1,8 @@
 /**
  * The gate pipeline, run by the dispatcher before every action, in the seed's order: the
  * allowlist, hiding windows of apps the session was not granted, the frontmost app, the tier,
- * the window under the target (hit-test), pixel staleness, and the system-shortcut blocklist.
+ * the window under the target (hit-test), the clipboard guard, pixel staleness, and the
+ * system-shortcut blocklist.
  * The kill switch is enforced by the gateway before a call reaches here. Facts are gathered
  * in parallel first; the verdicts are pure functions over them; the first refusal wins and
  * the action does not run.
@@ -11,6 +12,7 @@ import { grantFor } from '../access/grants.ts';
 import type { Point } from '../geometry/coordinates.ts';
 import { actionKindOf, type ToolContext, type ToolDefinition } from '../tools/define-tool.ts';
 import { resolvePoint } from '../tools/target.ts';
+import { guardClipboard } from './clipboard-guard.ts';
 import { allowlistGate, appGate, keyComboGate, stalenessGate, tierGate, type Refusal } from './refusals.ts';
 import { windowAt } from './window-geometry.ts';
 
@@ -61,6 +63,7 @@ export async function runGates(tool: ToolDefinition, rawArgs: unknown, context: 
   // Only a managed client window is an app: focus on the root or the window manager's own
   // window (nothing focused) is no app at all.
   const frontmost = windows.some((window) => window.window === focused.window) ? focused : undefined;
+  await guardClipboard(frontmost, context);
   const underTargets = targets.map((point) => windowAt(windows, point));
   const tierTarget = kind === 'keyboard' || targets.length === 0 ? frontmost : underTargets.at(-1);
   return (

@@ -14,6 +14,8 @@ export const LIMITS = {
   scrollAmountMax: 100,
   secondsMax: 100,
   coordinateMax: 100_000,
+  /** Characters written to the clipboard in one call. */
+  clipboardTextMax: 200_000,
   /** Actions in one computer_batch. */
   batchMax: 50,
 } as const;

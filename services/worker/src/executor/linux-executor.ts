@@ -145,6 +145,12 @@ export class LinuxExecutor implements Executor {
     const { windows } = await this.input_<{ windows: (RawApp & { id: number; x: number; y: number; width: number; height: number; mapped: boolean })[] }>('list_windows');
     return windows.map((raw) => ({ ...toApp({ ...raw, window: raw.id }), window: raw.id, x: raw.x, y: raw.y, width: raw.width, height: raw.height, mapped: raw.mapped }));
   }
+  async readClipboard(): Promise<string | null> {
+    return (await this.input_<{ text: string | null }>('clipboard_read')).text;
+  }
+  async writeClipboard(text: string) {
+    await this.input_('clipboard_write', { text });
+  }
   async iconify(window: number) {
     await this.input_('iconify', { window });
   }
