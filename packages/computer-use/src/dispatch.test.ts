@@ -12,8 +12,12 @@ const contextOf = (executor: Executor, state = initialSessionState()): ToolConte
 test('the tool list is pinned', () => {
   assert.deepEqual(
     describeTools({ coordinateMode: 'pixels' }).map((tool) => tool.name),
-    ['request_access', 'list_granted_applications', 'screenshot', 'zoom', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'cursor_position', 'type', 'key', 'hold_key', 'wait', 'computer_batch'],
+    ['request_access', 'list_granted_applications', 'screenshot', 'zoom', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'cursor_position', 'type', 'key', 'hold_key', 'read_clipboard', 'write_clipboard', 'wait', 'computer_batch'],
   );
+});
+
+test('the /computer surface offers the computer tool and the grant tools', () => {
+  assert.deepEqual(describeTools({ coordinateMode: 'pixels' }, 'computer').map((tool) => tool.name), ['computer', 'request_access', 'list_granted_applications']);
 });
 
 test('descriptions state the coordinate mode in force', () => {

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ToolError, isToolError, type ToolErrorKind } from './errors.ts';
 import type { ContentBlock, DescribeContext, ToolContext, ToolDefinition } from './tools/define-tool.ts';
-import { allTools, findTool } from './tools/registry.ts';
+import { findTool, toolsOf, type Surface } from './tools/registry.ts';
 import { runGates } from './gates/pipeline.ts';
 
 export interface ToolCallResult {
@@ -57,8 +57,8 @@ export interface ToolDescriptor {
 }
 
 /** The tools/list answer, with descriptions that state the coordinate mode in force. */
-export function describeTools(context: DescribeContext): ToolDescriptor[] {
-  return allTools.map((tool) => {
+export function describeTools(context: DescribeContext, surface: Surface = 'native'): ToolDescriptor[] {
+  return toolsOf(surface).map((tool) => {
     const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
     return {
       name: tool.name,

@@ -6,7 +6,7 @@ export * from './geometry/image-size.ts';
 export * from './geometry/coordinates.ts';
 export * from './keys/chord.ts';
 export * from './tools/define-tool.ts';
-export { allTools, findTool } from './tools/registry.ts';
+export { allTools, findTool, toolsOf, type Surface } from './tools/registry.ts';
 export { LIMITS } from './tools/params.ts';
 export { LAST_SCREENSHOT_SLOT } from './tools/screen.ts';
 export * from './audit/redact.ts';

@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { Surface } from '@deskgate/computer-use';
 import { ApprovalStore, DEFAULT_SESSION, sessionName, type AuditLog } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -57,16 +58,19 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
   );
   guarded.use(bearerAuth({ verify: (key) => apiKeys.verify(key) }));
 
-  const serveMcp = (name: string) =>
+  const serveMcp = (name: string, surface: Surface) =>
     guarded.all(name, async (c) => {
       const requested = c.req.param('session') ?? DEFAULT_SESSION;
       const parsed = sessionName.safeParse(requested);
       if (!parsed.success) return c.json({ error: 'bad_session_name', message: parsed.error.issues[0]!.message }, 400);
-      const scope: CallScope = { ref: { tenant: c.var.principal.tenant, name: parsed.data }, keyId: c.var.principal.keyId };
+      const scope: CallScope = { ref: { tenant: c.var.principal.tenant, name: parsed.data }, keyId: c.var.principal.keyId, surface };
       return mcp.fetch(c.req.raw, { authInfo: { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } } });
     });
-  serveMcp('/mcp');
-  serveMcp('/mcp/:session');
+  serveMcp('/mcp', 'native');
+  serveMcp('/mcp/:session', 'native');
+  // Anthropic's `computer` tool, for agent loops written against it; same sessions, same gates.
+  serveMcp('/computer', 'computer');
+  serveMcp('/computer/:session', 'computer');
 
   guarded.get('/v1/sessions', async (c) => c.json({ sessions: await router.list(c.var.principal.tenant) }));
   guarded.delete('/v1/sessions/:session', async (c) => {

@@ -47,3 +47,11 @@ export function proposeGrants(request: AccessRequest, policy: TenantPolicy): Pro
   }
   return proposal;
 }
+
+/** The grants a new session starts with under its tenant's policy (none unless grantOnStart says so). */
+export function startingGrants(policy: TenantPolicy): Grants {
+  const start = policy.grantOnStart;
+  if (!start || policy.approval !== 'auto') return proposeGrants({ apps: [], reason: '', flags: {} }, policy).grants;
+  const { apps, ...flags } = start;
+  return proposeGrants({ apps, reason: 'granted on start by the tenant policy', flags }, policy).grants;
+}

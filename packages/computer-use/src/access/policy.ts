@@ -27,6 +27,15 @@ export const tenantPolicySchema = z.strictObject({
     .default({ clipboardRead: true, clipboardWrite: true, systemKeyCombos: true })
     .describe('Which grant flags may be given at all'),
   classification: classificationDataSchema.optional().describe('Extra app ids and names per category, over the built-in list'),
+  grantOnStart: z
+    .strictObject({
+      apps: z.array(z.string().min(1)).default([]),
+      clipboardRead: z.boolean().default(false),
+      clipboardWrite: z.boolean().default(false),
+      systemKeyCombos: z.boolean().default(false),
+    })
+    .optional()
+    .describe('Grants every new session starts with (within the same ceilings), for agents that never call request_access, such as Anthropic computer-tool loops'),
 });
 
 export type TenantPolicy = z.infer<typeof tenantPolicySchema>;

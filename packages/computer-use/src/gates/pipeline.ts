@@ -28,6 +28,18 @@ interface GateArgs {
   text?: string;
 }
 
+/**
+ * The staleness check on raw pixels. A target the pointer already rests on is skipped: the
+ * agent moved there itself (mouse_move), and the hover feedback that follows (a highlighted
+ * button) is expected, not a sign of a screen that changed under it.
+ */
+async function targetsUnchanged(targets: Point[], { executor, state }: ToolContext): Promise<boolean> {
+  const pointer = await executor.cursorPosition();
+  const checked = targets.filter((point) => Math.abs(point.x - pointer.x) > 1 || Math.abs(point.y - pointer.y) > 1);
+  const results = await Promise.all(checked.map((point) => executor.unchangedSince(state.lastScreenshot!.slot, point)));
+  return results.every(Boolean);
+}
+
 export async function runGates(tool: ToolDefinition, rawArgs: unknown, context: ToolContext): Promise<Refusal | undefined> {
   if (UNGATED.has(tool.name)) return undefined;
   const { state, executor } = context;
@@ -48,7 +60,7 @@ export async function runGates(tool: ToolDefinition, rawArgs: unknown, context: 
   const [windows, focused, unchanged] = await Promise.all([
     executor.listWindows(),
     executor.frontmostApp(),
-    checkPixels ? Promise.all(targets.map((point) => executor.unchangedSince(state.lastScreenshot!.slot, point))).then((all) => all.every(Boolean)) : true,
+    checkPixels ? targetsUnchanged(targets, context) : true,
   ]);
 
   // Hide what the session may not touch. The verdicts below still judge the screen the agent

@@ -1,4 +1,5 @@
 /** Every tool deskgate serves, by name. Families live in their own files; this only collects. */
+import { computerTool } from '../anthropic/computer-tool.ts';
 import { accessTools } from './access.ts';
 import { batchTools } from './batch.ts';
 import { clipboardTools } from './clipboard.ts';
@@ -11,7 +12,17 @@ import { zoomTools } from './zoom.ts';
 
 export const allTools: readonly ToolDefinition[] = [...accessTools, ...screenTools, ...zoomTools, ...mouseTools, ...keyboardTools, ...clipboardTools, ...waitTools, ...batchTools];
 
-const byName = new Map(allTools.map((tool) => [tool.name, tool]));
+/**
+ * The surface of the /computer endpoint: Anthropic's `computer` tool for existing agent loops,
+ * plus the grant tools (a tenant policy can also grant apps on start, see docs/policy.md).
+ */
+export const computerSurfaceTools: readonly ToolDefinition[] = [computerTool, ...accessTools];
+
+export type Surface = 'native' | 'computer';
+
+export const toolsOf = (surface: Surface) => (surface === 'computer' ? computerSurfaceTools : allTools);
+
+const byName = new Map([...allTools, computerTool].map((tool) => [tool.name, tool]));
 
 export function findTool(name: string): ToolDefinition | undefined {
   return byName.get(name);

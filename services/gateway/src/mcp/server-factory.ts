@@ -5,7 +5,7 @@
  * and again by the worker, which trusts nothing.
  */
 import { Server, type McpRequestContext } from '@modelcontextprotocol/server';
-import { ToolError, describeTools, errorResult, findTool, isToolError, parseCall, type ToolCallResult } from '@deskgate/computer-use';
+import { ToolError, describeTools, errorResult, findTool, isToolError, parseCall, toolsOf, type Surface, type ToolCallResult } from '@deskgate/computer-use';
 import type { SessionRef } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { SessionRouter } from '../sessions/session-router.ts';
@@ -19,6 +19,8 @@ export interface CallScope {
   ref: SessionRef;
   /** The id of the API key that authenticated the request (never the key). */
   keyId?: string;
+  /** Which tool set this endpoint serves: the native tools (/mcp) or Anthropic's `computer` (/computer). */
+  surface: Surface;
 }
 
 export interface ServerDeps {
@@ -41,7 +43,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
     // The core's descriptors are plain JSON Schema objects; the SDK's type wants its own shape.
     // While the kill switch is on, the tenant is offered no tools at all.
     server.setRequestHandler('tools/list', async () => ({
-      tools: (scope && (await killSwitch.isOn(scope.ref.tenant)) ? [] : describeTools({ coordinateMode: 'pixels' })) as never,
+      tools: (scope && (await killSwitch.isOn(scope.ref.tenant)) ? [] : describeTools({ coordinateMode: 'pixels' }, scope?.surface)) as never,
     }));
     server.setRequestHandler('tools/call', async (request) => {
       if (!scope) return errorResult('permission_missing', 'Not authenticated.') as never;
@@ -52,6 +54,10 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       try {
         if (await killSwitch.isOn(scope.ref.tenant)) {
           throw new ToolError('disabled', 'Computer use is switched off for this tenant (kill switch). Nothing was done.');
+        }
+        if (!toolsOf(scope.surface).some((tool) => tool.name === name)) {
+          const where = scope.surface === 'computer' ? 'the /mcp endpoint' : 'the /computer endpoint';
+          throw new ToolError('bad_args', findTool(name) ? `${name} is not offered here; it is served at ${where}.` : `Unknown tool "${name}". Call tools/list for the tools deskgate offers.`);
         }
         const call = parseCall(name, args);
         const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000;

@@ -4,7 +4,7 @@
  * down, never handed to the next session, so nothing leaks from one tenant to another.
  */
 import { ActionServer, ApprovalStore, DesktopRegistry, SessionStore, keys, type SessionRef } from '@deskgate/dispatch';
-import { initialSessionState, policyFor, type PolicyFile } from '@deskgate/computer-use';
+import { initialSessionState, policyFor, startingGrants, type PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { actionRunner } from '../actions/action-runner.ts';
@@ -98,9 +98,11 @@ export class DesktopPool {
     desktop.capture.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'capture' }), recordPids());
     desktop.input.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
     recordPids();
+    const policy = policyFor(this.policies, ref.tenant);
     const state = initialSessionState();
+    state.grants = startingGrants(policy);
     await this.sessions.assign(ref, desktop.id, state);
-    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, { policy: policyFor(this.policies, ref.tenant), approvals: this.approvals.brokerFor(ref.tenant, ref.name) }, this.sessions, this.metrics, this.log), (error) =>
+    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, { policy, approvals: this.approvals.brokerFor(ref.tenant, ref.name) }, this.sessions, this.metrics, this.log), (error) =>
       this.log.error({ err: error, desktop: desktop.id }, 'action channel error'),
     );
     this.held.set(desktop.id, { desktop, ref, server });
