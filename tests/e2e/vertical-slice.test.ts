@@ -207,6 +207,20 @@ for (const size of SIZES) {
           assert.equal(probe!.lastText(skip), 'batch-one', 'nothing after the failure ran');
         });
 
+        await t.test('long or multi-line text is pasted through the clipboard, which is restored', async () => {
+          assert.ok(!(await mcp.call('request_access', { apps: ['DeskgateProbe'], reason: 'paste', clipboardWrite: true, clipboardRead: true })).isError);
+          assert.ok(!(await mcp.call('write_clipboard', { text: 'kept' })).isError);
+          await mcp.call('left_click', { coordinate: centre(text) });
+          await mcp.call('key', { text: 'ctrl+a' });
+          await mcp.call('key', { text: 'Delete' });
+          const skip = probe!.events().length;
+          const long = `first line — ünïcode\n${'x'.repeat(300)}\nlast line ✓`;
+          const result = await mcp.call('type', { text: long });
+          assert.equal(textOf(result), `Pasted ${[...long].length} characters.`);
+          await probe!.waitFor((e) => e.type === 'text' && e.value === long, 5000, skip);
+          assert.equal(textOf(await mcp.call('read_clipboard')), 'kept', 'the clipboard is back as it was');
+        });
+
         await t.test('hold_key and wait take their time', async () => {
           await mcp.call('left_click', { coordinate: centre(text) });
           const skip = probe!.events().length;

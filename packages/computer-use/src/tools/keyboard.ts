@@ -3,17 +3,23 @@ import { z } from 'zod';
 import { defineTool, text } from './define-tool.ts';
 import { chord, LIMITS, seconds } from './params.ts';
 import { splitChord } from '../keys/chord.ts';
+import { pasteText, shouldPaste } from './paste.ts';
 
 export const keyboardTools = [
   defineTool({
     name: 'type',
-    description: () => `Type text into the focused window, as a person would on the keyboard. Any Unicode text; newlines press Return. At most ${LIMITS.typeTextMax} characters per call.`,
+    description: () =>
+      `Type text into the focused window, as a person would on the keyboard. Any Unicode text; newlines press Return. At most ${LIMITS.typeTextMax} characters per call. With the clipboardWrite grant, long or multi-line text is pasted instead (the clipboard is restored afterwards).`,
     inputSchema: z.strictObject({
       text: z.string().max(LIMITS.typeTextMax, { message: `text is limited to ${LIMITS.typeTextMax} characters per call; split it over several calls` }).describe('The text to type'),
     }),
     actionKind: 'keyboard',
-    async handle(args, { executor }) {
-      await executor.type(args.text);
+    async handle(args, context) {
+      if (shouldPaste(args.text, context)) {
+        await pasteText(args.text, context);
+        return text(`Pasted ${[...args.text].length} characters.`);
+      }
+      await context.executor.type(args.text);
       return text(`Typed ${[...args.text].length} characters.`);
     },
   }),
