@@ -198,6 +198,13 @@ def op_list_windows(rt, p):
     return {"windows": rt.windows.list()}
 
 
+def op_gate_facts(rt, p):
+    """Everything the gate pipeline asks before an input action, in one round trip."""
+    p.done()
+    x, y = rt.pointer.position()
+    return {"windows": rt.windows.list(), "frontmost": rt.windows.frontmost(), "cursor": {"x": x, "y": y}}
+
+
 def op_iconify(rt, p):
     wid = p.int("window", 1, MAX_WINDOW_ID)
     p.done()
@@ -237,6 +244,7 @@ OPS = {
     "key_up": op_key_up, "hold_key": op_hold_key, "type": op_type,
     "cursor_position": op_cursor_position, "frontmost_app": op_frontmost_app,
     "window_at": op_window_at, "list_windows": op_list_windows, "iconify": op_iconify,
+    "gate_facts": op_gate_facts,
     "activate": op_activate, "release_all": op_release_all,
     "clipboard_write": op_clipboard_write, "clipboard_read": op_clipboard_read,
 }

@@ -12,7 +12,7 @@ const contextOf = (executor: Executor, state = initialSessionState()): ToolConte
 test('the tool list is pinned', () => {
   assert.deepEqual(
     describeTools({ coordinateMode: 'pixels' }).map((tool) => tool.name),
-    ['request_access', 'list_granted_applications', 'screenshot', 'zoom', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'cursor_position', 'type', 'key', 'hold_key', 'read_clipboard', 'write_clipboard', 'wait', 'computer_batch'],
+    ['request_access', 'list_granted_applications', 'screenshot', 'zoom', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'cursor_position', 'type', 'key', 'hold_key', 'open_application', 'switch_display', 'read_clipboard', 'write_clipboard', 'wait', 'computer_batch'],
   );
 });
 

@@ -52,6 +52,12 @@ export interface WindowInfo extends AppInfo, Rect {
   mapped: boolean;
 }
 
+/** How to start an app: its command line, and where it was found (a .desktop file or an executable). */
+export interface LaunchSpec {
+  command: string[];
+  source: string;
+}
+
 export interface Executor {
   monitors(): Promise<Monitor[]>;
   capture(request: CaptureRequest): Promise<CapturedImage>;
@@ -68,7 +74,15 @@ export interface Executor {
   frontmostApp(): Promise<AppInfo>;
   /** Top-level windows, bottom to top. */
   listWindows(): Promise<WindowInfo[]>;
+  /** What the gates need before an input action, in one round trip. */
+  gateFacts(): Promise<{ windows: WindowInfo[]; frontmost: AppInfo; cursor: Point }>;
   iconify(window: number): Promise<void>;
+  /** Maps (if iconified), raises and focuses a top-level window. */
+  activate(window: number): Promise<void>;
+  /** The desktop's way to start an app named `app` (.desktop entry, else executable on PATH); null when there is none. */
+  findLauncher(app: string): Promise<LaunchSpec | null>;
+  /** Starts a process on the desktop; it ends when the desktop does, at the latest. */
+  launch(command: string[], env?: Record<string, string>): Promise<{ pid: number }>;
   readClipboard(): Promise<string | null>;
   writeClipboard(text: string): Promise<void>;
   /** Whether the live pixels around a point still match the kept screenshot in `slot`. */

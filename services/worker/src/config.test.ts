@@ -8,6 +8,13 @@ test('defaults make a worker with nothing configured', () => {
   assert.equal(config.maxDesktops, 4);
   assert.equal(config.warmDesktops, 1);
   assert.equal(config.python, '/usr/bin/python3');
+  assert.equal(config.desktopMonitors, 1);
+});
+
+test('monitors per desktop: 1 to 4', () => {
+  assert.equal(loadConfig({ DESKGATE_DESKTOP_MONITORS: '2' }).desktopMonitors, 2);
+  assert.throws(() => loadConfig({ DESKGATE_DESKTOP_MONITORS: '5' }), /DESKGATE_DESKTOP_MONITORS/);
+  assert.throws(() => loadConfig({ DESKGATE_DESKTOP_MONITORS: '0' }), /DESKGATE_DESKTOP_MONITORS/);
 });
 
 test('a bad setting stops the worker with the setting named', () => {

@@ -20,6 +20,7 @@ const schema = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   DESKGATE_WORKER_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).default(() => `w-${randomUUID().slice(0, 8)}`),
   DESKGATE_DESKTOP_SIZE: size.default({ width: 1280, height: 800 }),
+  DESKGATE_DESKTOP_MONITORS: z.coerce.number().int().min(1).max(4).default(1),
   DESKGATE_MAX_DESKTOPS: z.coerce.number().int().min(1).max(256).default(4),
   DESKGATE_WARM_DESKTOPS: z.coerce.number().int().min(0).max(64).default(1),
   DESKGATE_SESSION_IDLE_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(1800),
@@ -44,6 +45,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     redisUrl: c.REDIS_URL,
     workerId: c.DESKGATE_WORKER_ID,
     desktopSize: c.DESKGATE_DESKTOP_SIZE,
+    /** Side-by-side monitors per desktop, each of desktopSize. */
+    desktopMonitors: c.DESKGATE_DESKTOP_MONITORS,
     maxDesktops: c.DESKGATE_MAX_DESKTOPS,
     warmDesktops: Math.min(c.DESKGATE_WARM_DESKTOPS, c.DESKGATE_MAX_DESKTOPS),
     sessionIdleMs: c.DESKGATE_SESSION_IDLE_SECONDS * 1000,

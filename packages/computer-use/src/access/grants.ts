@@ -63,6 +63,11 @@ export function grantFor(app: AppInfo, grants: Grants): AppGrant | undefined {
   return grants.apps.find((grant) => names.includes(norm(grant.app)));
 }
 
+/** The grant for an app asked for by name ("xterm", "XTerm", "xterm.desktop" are one app). */
+export function grantNamed(app: string, grants: Grants): AppGrant | undefined {
+  return grants.apps.find((grant) => sameApp(grant.app, app));
+}
+
 export function tierAtLeast(granted: Tier, needed: Tier): boolean {
   return TIER_ORDER[granted] >= TIER_ORDER[needed];
 }

@@ -29,15 +29,12 @@ interface GateArgs {
 }
 
 /**
- * The staleness check on raw pixels. A target the pointer already rests on is skipped: the
- * agent moved there itself (mouse_move), and the hover feedback that follows (a highlighted
- * button) is expected, not a sign of a screen that changed under it.
+ * The staleness verdict on raw pixels. A target the pointer already rests on does not count:
+ * the agent moved there itself (mouse_move), and the hover feedback that follows (a
+ * highlighted button) is expected, not a sign of a screen that changed under it.
  */
-async function targetsUnchanged(targets: Point[], { executor, state }: ToolContext): Promise<boolean> {
-  const pointer = await executor.cursorPosition();
-  const checked = targets.filter((point) => Math.abs(point.x - pointer.x) > 1 || Math.abs(point.y - pointer.y) > 1);
-  const results = await Promise.all(checked.map((point) => executor.unchangedSince(state.lastScreenshot!.slot, point)));
-  return results.every(Boolean);
+function targetsUnchanged(targets: Point[], sameAt: boolean[], pointer: Point): boolean {
+  return targets.every((point, i) => sameAt[i] || (Math.abs(point.x - pointer.x) <= 1 && Math.abs(point.y - pointer.y) <= 1));
 }
 
 export async function runGates(tool: ToolDefinition, rawArgs: unknown, context: ToolContext): Promise<Refusal | undefined> {
@@ -57,11 +54,12 @@ export async function runGates(tool: ToolDefinition, rawArgs: unknown, context: 
     throw error;
   }
   const checkPixels = PIXEL_CHECKED.has(tool.name) && state.lastScreenshot !== null && state.coordinateMode === 'pixels';
-  const [windows, focused, unchanged] = await Promise.all([
-    executor.listWindows(),
-    executor.frontmostApp(),
-    checkPixels ? targetsUnchanged(targets, context) : true,
+  // Both helpers at once: window facts from the input runtime, pixels from the capture helper.
+  const [{ windows, frontmost: focused, cursor }, sameAt] = await Promise.all([
+    executor.gateFacts(),
+    Promise.all(targets.map((point) => (checkPixels ? executor.unchangedSince(state.lastScreenshot!.slot, point) : true))),
   ]);
+  const unchanged = targetsUnchanged(targets, sameAt, cursor);
 
   // Hide what the session may not touch. The verdicts below still judge the screen the agent
   // acted on: if a stranger was in front or under the target, this action is refused, and

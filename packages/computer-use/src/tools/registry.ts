@@ -1,16 +1,18 @@
 /** Every tool deskgate serves, by name. Families live in their own files; this only collects. */
 import { computerTool } from '../anthropic/computer-tool.ts';
 import { accessTools } from './access.ts';
+import { appTools } from './apps.ts';
 import { batchTools } from './batch.ts';
 import { clipboardTools } from './clipboard.ts';
 import type { ToolDefinition } from './define-tool.ts';
+import { displayTools } from './display.ts';
 import { keyboardTools } from './keyboard.ts';
 import { mouseTools } from './mouse.ts';
 import { screenTools } from './screen.ts';
 import { waitTools } from './wait.ts';
 import { zoomTools } from './zoom.ts';
 
-export const allTools: readonly ToolDefinition[] = [...accessTools, ...screenTools, ...zoomTools, ...mouseTools, ...keyboardTools, ...clipboardTools, ...waitTools, ...batchTools];
+export const allTools: readonly ToolDefinition[] = [...accessTools, ...screenTools, ...zoomTools, ...mouseTools, ...keyboardTools, ...appTools, ...displayTools, ...clipboardTools, ...waitTools, ...batchTools];
 
 /**
  * The surface of the /computer endpoint: Anthropic's `computer` tool for existing agent loops,

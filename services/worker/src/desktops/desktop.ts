@@ -23,7 +23,7 @@ export class Desktop {
   }
 
   static async start(provider: DesktopProvider, config: WorkerConfig, log: Logger): Promise<Desktop> {
-    const handle = await provider.start(config.desktopSize);
+    const handle = await provider.start({ ...config.desktopSize, monitors: config.desktopMonitors });
     const env = { ...process.env, ...handle.env };
     const capture = new CaptureClient({ command: config.captureBin, args: ['--display', handle.display], env }, log);
     const input = new InputClient(

@@ -5,6 +5,7 @@
 export interface DisplayHandle {
   /** The X display name helpers connect to, e.g. ":101". */
   display: string;
+  /** The whole screen: with several monitors, they sit side by side within it. */
   width: number;
   height: number;
   /** Extra environment for processes on this display (XAUTHORITY …). */
@@ -15,5 +16,6 @@ export interface DisplayHandle {
 
 export interface DesktopProvider {
   readonly kind: string;
-  start(size: { width: number; height: number }): Promise<DisplayHandle>;
+  /** `width`×`height` is one monitor's size; `monitors` (default 1) of them side by side. */
+  start(size: { width: number; height: number; monitors?: number }): Promise<DisplayHandle>;
 }

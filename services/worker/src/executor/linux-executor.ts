@@ -41,6 +41,18 @@ interface RawApp {
   exe: string | null;
 }
 
+type RawWindow = RawApp & { id: number; x: number; y: number; width: number; height: number; mapped: boolean };
+
+const toWindow = (raw: RawWindow): WindowInfo => ({
+  ...toApp({ ...raw, window: raw.id }),
+  window: raw.id,
+  x: raw.x,
+  y: raw.y,
+  width: raw.width,
+  height: raw.height,
+  mapped: raw.mapped,
+});
+
 const toApp = (raw: RawApp): AppInfo => ({ window: raw.window, title: raw.title, wmClass: raw.wm_class, pid: raw.pid, exe: raw.exe });
 
 export class LinuxExecutor implements Executor {
@@ -142,8 +154,11 @@ export class LinuxExecutor implements Executor {
     return toApp(await this.input_<RawApp>('frontmost_app'));
   }
   async listWindows(): Promise<WindowInfo[]> {
-    const { windows } = await this.input_<{ windows: (RawApp & { id: number; x: number; y: number; width: number; height: number; mapped: boolean })[] }>('list_windows');
-    return windows.map((raw) => ({ ...toApp({ ...raw, window: raw.id }), window: raw.id, x: raw.x, y: raw.y, width: raw.width, height: raw.height, mapped: raw.mapped }));
+    return (await this.input_<{ windows: RawWindow[] }>('list_windows')).windows.map(toWindow);
+  }
+  async gateFacts() {
+    const facts = await this.input_<{ windows: RawWindow[]; frontmost: RawApp; cursor: Point }>('gate_facts');
+    return { windows: facts.windows.map(toWindow), frontmost: toApp(facts.frontmost), cursor: facts.cursor };
   }
   async readClipboard(): Promise<string | null> {
     return (await this.input_<{ text: string | null }>('clipboard_read')).text;
