@@ -18,6 +18,9 @@ class Windows:
     def __init__(self, x):
         self.x = x
         self._has_res = x.display.has_extension("X-Resource")
+        # A window's identity (WM_CLASS, pid, executable) never changes while it exists, and
+        # reading it costs several round trips; the gates ask for it before every action.
+        self._identity = {}
 
     # -- properties ---------------------------------------------------------------------
     def _prop(self, win, name, type_=X.AnyPropertyType):
@@ -49,6 +52,9 @@ class Windows:
     def describe(self, win):
         if win is None:
             return {"window": None, "title": None, "wm_class": None, "pid": None, "exe": None}
+        known = self._identity.get(win.id)
+        if known is not None:
+            return dict(known)
         with self.x.checked(f"read WM_CLASS of window 0x{win.id:x}"):
             wm_class = win.get_wm_class()
         pid = self._pid(win)
@@ -58,8 +64,11 @@ class Windows:
                 exe = os.readlink(f"/proc/{pid}/exe")
             except OSError:
                 pass
-        return {"window": win.id, "title": self._title(win),
+        info = {"window": win.id, "title": self._title(win),
                 "wm_class": list(wm_class) if wm_class else None, "pid": pid, "exe": exe}
+        if wm_class:  # only settled windows: a client sets WM_CLASS before it maps
+            self._identity[win.id] = info
+        return dict(info)
 
     def _describe_or_none(self, win):
         try:
@@ -151,6 +160,10 @@ class Windows:
             out.append({"id": info["window"], "x": pos.x, "y": pos.y, "width": geo.width,
                         "height": geo.height, "mapped": mapped, "title": info["title"],
                         "wm_class": info["wm_class"], "pid": info["pid"], "exe": info["exe"]})
+        # Forget windows that are gone (X may reuse their ids).
+        present = {w["id"] for w in out}
+        for wid in [wid for wid in self._identity if wid not in present]:
+            del self._identity[wid]
         return out
 
     # -- asking the window manager ------------------------------------------------------

@@ -221,6 +221,24 @@ for (const size of SIZES) {
           assert.equal(textOf(await mcp.call('read_clipboard')), 'kept', 'the clipboard is back as it was');
         });
 
+        await t.test('clipboard text round-trips between the agent and an app on the desktop', async () => {
+          await mcp.call('left_click', { coordinate: centre(text) });
+          await mcp.call('key', { text: 'ctrl+a' });
+          await mcp.call('key', { text: 'Delete' });
+          const skip = probe!.events().length;
+          const sent = 'from the agent — ✓ 日本';
+          assert.ok(!(await mcp.call('write_clipboard', { text: sent })).isError);
+          await mcp.call('key', { text: 'ctrl+v' });
+          await probe!.waitFor((e) => e.type === 'text' && e.value === sent, 5000, skip);
+          await mcp.call('type', { text: ' + app' });
+          await mcp.call('key', { text: 'ctrl+a' });
+          await mcp.call('key', { text: 'ctrl+c' });
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          assert.equal(textOf(await mcp.call('read_clipboard')), `${sent} + app`);
+          const tooLong = await mcp.call('write_clipboard', { text: 'x'.repeat(200_001) });
+          assert.equal(tooLong.structuredContent?.error?.kind, 'bad_args');
+        });
+
         await t.test('hold_key and wait take their time', async () => {
           await mcp.call('left_click', { coordinate: centre(text) });
           const skip = probe!.events().length;
