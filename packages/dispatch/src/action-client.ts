@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { ToolError } from '@deskgate/computer-use';
+import { ToolError, type CoordinateMode } from '@deskgate/computer-use';
 import { actionReply, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { keys } from './keys.ts';
 
@@ -31,6 +31,7 @@ export interface SendOptions {
   tool: string;
   args: unknown;
   timeoutMs: number;
+  coordinateMode?: CoordinateMode;
 }
 
 export class ActionClient {
@@ -58,6 +59,7 @@ export class ActionClient {
       args: options.args,
       deadline: now + options.timeoutMs,
       sentAt: now,
+      ...(options.coordinateMode ? { coordinateMode: options.coordinateMode } : {}),
     };
     const reply = new Promise<ActionReply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     const queued = await this.redis.eval(

@@ -4,6 +4,7 @@
  * the gateway's reply list.
  */
 import { z } from 'zod';
+import { COORDINATE_MODES } from '@deskgate/computer-use';
 
 export const actionRequest = z.object({
   id: z.string(),
@@ -15,6 +16,8 @@ export const actionRequest = z.object({
   /** Epoch ms after which the worker must not start the action: the caller has given up. */
   deadline: z.number(),
   sentAt: z.number(),
+  /** The coordinate mode the caller's endpoint asked for; the worker refuses it if the session has another. */
+  coordinateMode: z.enum(COORDINATE_MODES).optional(),
 });
 export type ActionRequest = z.infer<typeof actionRequest>;
 

@@ -6,11 +6,12 @@
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { ToolError } from '@deskgate/computer-use';
+import { COORDINATE_MODES, ToolError, type CoordinateMode } from '@deskgate/computer-use';
 import { keys, LIFECYCLE_QUEUE } from './keys.ts';
 import type { SessionRef } from './names.ts';
 
-export const allocateJob = z.object({ tenant: z.string(), session: z.string() });
+/** coordinateMode: the new session's coordinate mode, fixed for its life (absent = pixels). */
+export const allocateJob = z.object({ tenant: z.string(), session: z.string(), coordinateMode: z.enum(COORDINATE_MODES).optional() });
 export const allocateResult = z.object({ desktopId: z.string() });
 export const releaseJob = z.object({ tenant: z.string(), session: z.string(), desktopId: z.string() });
 
@@ -31,8 +32,8 @@ export class LifecycleClient {
     await this.events.waitUntilReady();
   }
 
-  async allocate(ref: SessionRef, timeoutMs: number): Promise<string> {
-    const job = await this.queue.add('allocate', { tenant: ref.tenant, session: ref.name }, {
+  async allocate(ref: SessionRef, timeoutMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<string> {
+    const job = await this.queue.add('allocate', { tenant: ref.tenant, session: ref.name, coordinateMode }, {
       attempts: 3,
       backoff: { type: 'fixed', delay: 250 },
       removeOnComplete: { age: 300 },

@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { Surface } from '@deskgate/computer-use';
+import { COORDINATE_MODES, type CoordinateMode, type Surface } from '@deskgate/computer-use';
 import { ApprovalStore, DEFAULT_SESSION, sessionName, type AuditLog } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -63,7 +63,13 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
       const requested = c.req.param('session') ?? DEFAULT_SESSION;
       const parsed = sessionName.safeParse(requested);
       if (!parsed.success) return c.json({ error: 'bad_session_name', message: parsed.error.issues[0]!.message }, 400);
-      const scope: CallScope = { ref: { tenant: c.var.principal.tenant, name: parsed.data }, keyId: c.var.principal.keyId, surface };
+      // ?coordinate_mode= picks a new session's coordinate space; Anthropic's tool is pixels only.
+      const mode = c.req.query('coordinate_mode') ?? 'pixels';
+      const allowed: readonly string[] = surface === 'computer' ? ['pixels'] : COORDINATE_MODES;
+      if (!allowed.includes(mode)) {
+        return c.json({ error: 'bad_coordinate_mode', message: `coordinate_mode must be one of: ${allowed.join(', ')}.` }, 400);
+      }
+      const scope: CallScope = { ref: { tenant: c.var.principal.tenant, name: parsed.data }, keyId: c.var.principal.keyId, surface, coordinateMode: mode as CoordinateMode };
       return mcp.fetch(c.req.raw, { authInfo: { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } } });
     });
   serveMcp('/mcp', 'native');

@@ -4,7 +4,8 @@
  * is scaled through the geometry saved with *that* screenshot; in `normalized_0_100` mode it
  * is a percentage of the display.
  */
-export type CoordinateMode = 'pixels' | 'normalized_0_100';
+export const COORDINATE_MODES = ['pixels', 'normalized_0_100'] as const;
+export type CoordinateMode = (typeof COORDINATE_MODES)[number];
 
 /** What a screenshot looked like: the image the model saw and the display region it showed. */
 export interface ScreenshotGeometry {

@@ -6,6 +6,7 @@ import { fromScreen } from '../geometry/coordinates.ts';
 import { parseModifiers } from '../keys/chord.ts';
 import { defineTool, text, type ToolDefinition } from './define-tool.ts';
 import { coordinate, coordinateSpace, LIMITS, modifiers } from './params.ts';
+import { chooseMonitor } from './monitors.ts';
 import { assertMouseFree, frameOf, resolvePoint } from './target.ts';
 
 const hasModifiers = (text: string | undefined) => text !== undefined && text.trim() !== '';
@@ -123,8 +124,15 @@ export const mouseTools = [
       if (!state.lastScreenshot && state.coordinateMode === 'pixels') {
         return text(`(${point.x}, ${point.y}) in display pixels; no screenshot has been taken yet.`);
       }
-      const { x, y } = fromScreen(point, await frameOf(context), state.coordinateMode);
-      return text(`(${x}, ${y})`);
+      const frame = await frameOf(context);
+      const { x, y } = fromScreen(point, frame, state.coordinateMode);
+      const inside = point.x >= frame.originX && point.y >= frame.originY && point.x < frame.originX + frame.displayWidth && point.y < frame.originY + frame.displayHeight;
+      if (inside) return text(`(${x}, ${y})`);
+      // With several monitors the pointer can be on one the model is not looking at.
+      const monitors = await executor.monitors();
+      const on = monitors.find((m) => point.x >= m.x && point.y >= m.y && point.x < m.x + m.width && point.y < m.y + m.height);
+      const shown = state.lastScreenshot?.monitor ?? chooseMonitor(monitors, state.display).name;
+      return text(`(${x}, ${y}): outside the display shown — the pointer is on ${on?.name ?? 'no monitor'}, not on ${shown}.`);
     },
   }),
 ];

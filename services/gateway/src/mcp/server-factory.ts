@@ -5,7 +5,7 @@
  * and again by the worker, which trusts nothing.
  */
 import { Server, type McpRequestContext } from '@modelcontextprotocol/server';
-import { ToolError, describeTools, errorResult, findTool, isToolError, parseCall, toolsOf, type Surface, type ToolCallResult } from '@deskgate/computer-use';
+import { ToolError, describeTools, type CoordinateMode, errorResult, findTool, isToolError, parseCall, toolsOf, type Surface, type ToolCallResult } from '@deskgate/computer-use';
 import type { SessionRef } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { SessionRouter } from '../sessions/session-router.ts';
@@ -21,6 +21,8 @@ export interface CallScope {
   keyId?: string;
   /** Which tool set this endpoint serves: the native tools (/mcp) or Anthropic's `computer` (/computer). */
   surface: Surface;
+  /** The coordinate mode the endpoint asked for (?coordinate_mode=); a session keeps the one it was created with. */
+  coordinateMode: CoordinateMode;
 }
 
 export interface ServerDeps {
@@ -38,12 +40,14 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: {} },
       instructions:
-        'deskgate gives you a virtual desktop. Take a screenshot first; coordinates you send are read off the most recent screenshot.',
+        scope?.coordinateMode === 'normalized_0_100'
+          ? 'deskgate gives you a virtual desktop. Take a screenshot first; coordinates you send are percentages of the display (0–100), x from the left, y from the top.'
+          : 'deskgate gives you a virtual desktop. Take a screenshot first; coordinates you send are read off the most recent screenshot.',
     });
     // The core's descriptors are plain JSON Schema objects; the SDK's type wants its own shape.
     // While the kill switch is on, the tenant is offered no tools at all.
     server.setRequestHandler('tools/list', async () => ({
-      tools: (scope && (await killSwitch.isOn(scope.ref.tenant)) ? [] : describeTools({ coordinateMode: 'pixels' }, scope?.surface)) as never,
+      tools: (scope && (await killSwitch.isOn(scope.ref.tenant)) ? [] : describeTools({ coordinateMode: scope?.coordinateMode ?? 'pixels' }, scope?.surface)) as never,
     }));
     server.setRequestHandler('tools/call', async (request) => {
       if (!scope) return errorResult('permission_missing', 'Not authenticated.') as never;
@@ -61,7 +65,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
         }
         const call = parseCall(name, args);
         const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000;
-        const reply = await router.call(scope.ref, name, call.args, extraMs);
+        const reply = await router.call(scope.ref, name, call.args, extraMs, scope.coordinateMode);
         result = reply.result as ToolCallResult;
         timings = reply.timings;
       } catch (error) {

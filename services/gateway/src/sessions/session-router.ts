@@ -8,7 +8,7 @@
  * never handed to another session, so a stale hint costs one lookup and a resend, never a
  * misrouted action.
  */
-import { ToolError } from '@deskgate/computer-use';
+import { ToolError, type CoordinateMode } from '@deskgate/computer-use';
 import { ActionClient, DesktopGoneError, DesktopRegistry, LifecycleClient, SessionStore, type ActionReply, type SessionRef } from '@deskgate/dispatch';
 
 const MAX_REMEMBERED = 10_000;
@@ -32,34 +32,38 @@ export class SessionRouter {
     private readonly timeouts: RouterTimeouts,
   ) {}
 
-  async call(ref: SessionRef, tool: string, args: unknown, extraMs: number): Promise<ActionReply> {
+  /**
+   * `coordinateMode` is the mode the caller's endpoint asked for: a new session gets it; an
+   * existing session with another mode refuses the call (state_conflict, from its worker).
+   */
+  async call(ref: SessionRef, tool: string, args: unknown, extraMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<ActionReply> {
     const key = refKey(ref);
     const remembered = this.bindings.get(key);
-    const desktopId = remembered ?? (await this.bind(ref));
+    const desktopId = remembered ?? (await this.bind(ref, coordinateMode));
     try {
-      return await this.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, tool, args, timeoutMs: this.timeouts.actionTimeoutMs + extraMs });
+      return await this.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, tool, args, timeoutMs: this.timeouts.actionTimeoutMs + extraMs, coordinateMode });
     } catch (error) {
       if (!(error instanceof ToolError && error.kind === 'worker_lost')) throw error;
       this.bindings.delete(key);
       // Nothing was queued on a stale hint: look the binding up again and resend once.
-      if (remembered && error instanceof DesktopGoneError) return this.call(ref, tool, args, extraMs);
+      if (remembered && error instanceof DesktopGoneError) return this.call(ref, tool, args, extraMs, coordinateMode);
       if ((await this.sessions.desktopOf(ref)) === desktopId) await this.sessions.remove(ref);
       throw error;
     }
   }
 
-  private async bind(ref: SessionRef): Promise<string> {
-    const desktopId = (await this.sessions.desktopOf(ref)) ?? (await this.allocate(ref));
+  private async bind(ref: SessionRef, coordinateMode: CoordinateMode): Promise<string> {
+    const desktopId = (await this.sessions.desktopOf(ref)) ?? (await this.allocate(ref, coordinateMode));
     if (this.bindings.size >= MAX_REMEMBERED) this.bindings.delete(this.bindings.keys().next().value!);
     this.bindings.set(refKey(ref), desktopId);
     return desktopId;
   }
 
-  private allocate(ref: SessionRef): Promise<string> {
+  private allocate(ref: SessionRef, coordinateMode: CoordinateMode): Promise<string> {
     const key = refKey(ref);
     let pending = this.allocating.get(key);
     if (!pending) {
-      pending = this.lifecycle.allocate(ref, this.timeouts.allocateTimeoutMs).finally(() => this.allocating.delete(key));
+      pending = this.lifecycle.allocate(ref, this.timeouts.allocateTimeoutMs, coordinateMode).finally(() => this.allocating.delete(key));
       this.allocating.set(key, pending);
     }
     return pending;

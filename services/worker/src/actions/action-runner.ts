@@ -27,6 +27,11 @@ export function actionRunner(
       log.warn({ desktop: desktop.id, tenant: request.tenant, session: request.session }, 'action for another session refused');
       return { result: errorResult('desktop_unavailable', 'This desktop belongs to another session.'), timings: {} };
     }
+    // A session's coordinate mode was fixed when it was created; coordinates in another would land elsewhere.
+    if (request.coordinateMode && request.coordinateMode !== state.coordinateMode) {
+      const message = `This session uses coordinate mode ${state.coordinateMode}, fixed when it was created; this endpoint asked for ${request.coordinateMode}. Connect with ?coordinate_mode=${state.coordinateMode}, or use another session name. Nothing was done.`;
+      return { result: errorResult('state_conflict', message), timings: {} };
+    }
     const before = JSON.stringify(state);
 
     desktop.executor.takeTimings();

@@ -4,7 +4,7 @@
  * down, never handed to the next session, so nothing leaks from one tenant to another.
  */
 import { ActionServer, ApprovalStore, DesktopRegistry, SessionStore, keys, type SessionRef } from '@deskgate/dispatch';
-import { initialSessionState, policyFor, startingGrants, type PolicyFile } from '@deskgate/computer-use';
+import { initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { actionRunner } from '../actions/action-runner.ts';
@@ -76,7 +76,8 @@ export class DesktopPool {
     }
   }
 
-  async allocate(ref: SessionRef): Promise<string> {
+  /** A new session's coordinate mode is fixed here, for its life. */
+  async allocate(ref: SessionRef, coordinateMode: CoordinateMode = 'pixels'): Promise<string> {
     const existing = await this.sessions.desktopOf(ref);
     if (existing && this.held.has(existing)) return existing;
     let desktop = this.spares.shift();
@@ -99,7 +100,7 @@ export class DesktopPool {
     desktop.input.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
     recordPids();
     const policy = policyFor(this.policies, ref.tenant);
-    const state = initialSessionState();
+    const state = initialSessionState(coordinateMode);
     state.grants = startingGrants(policy);
     await this.sessions.assign(ref, desktop.id, state);
     const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, { policy, approvals: this.approvals.brokerFor(ref.tenant, ref.name) }, this.sessions, this.metrics, this.log), (error) =>

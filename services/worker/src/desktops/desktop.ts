@@ -8,18 +8,23 @@ import type { WorkerConfig } from '../config.ts';
 import { LinuxExecutor } from '../executor/linux-executor.ts';
 import { CaptureClient } from '../helpers/capture-client.ts';
 import { InputClient } from '../helpers/input-client.ts';
+import { launchEnv, ProcessLauncher } from '../launch/launcher.ts';
 import type { DesktopProvider, DisplayHandle } from './provider.ts';
 
 export class Desktop {
   readonly id = `d-${randomUUID()}`;
   readonly executor: LinuxExecutor;
 
+  /** Apps started with open_application; they end with the desktop. */
+  readonly launcher: ProcessLauncher;
+
   private constructor(
     readonly handle: DisplayHandle,
     readonly capture: CaptureClient,
     readonly input: InputClient,
   ) {
-    this.executor = new LinuxExecutor(capture, input);
+    this.launcher = new ProcessLauncher(launchEnv(process.env, { DISPLAY: handle.display, ...handle.env }));
+    this.executor = new LinuxExecutor(capture, input, this.launcher);
   }
 
   static async start(provider: DesktopProvider, config: WorkerConfig, log: Logger): Promise<Desktop> {
@@ -48,6 +53,8 @@ export class Desktop {
   }
 
   async stop(): Promise<void> {
+    // Apps first, while their display is still there to close cleanly on.
+    await this.launcher.stopAll();
     await Promise.all([this.capture.stop(), this.input.stop()]);
     await this.handle.stop();
   }

@@ -9,6 +9,7 @@ import {
   type CaptureRequest,
   type CapturedImage,
   type Executor,
+  type LaunchSpec,
   type Monitor,
   type MouseButton,
   type Point,
@@ -18,6 +19,8 @@ import {
 import type { CaptureClient } from '../helpers/capture-client.ts';
 import { HelperError } from '../helpers/helper-process.ts';
 import type { InputClient } from '../helpers/input-client.ts';
+import { findLauncher } from '../launch/desktop-entries.ts';
+import type { ProcessLauncher } from '../launch/launcher.ts';
 
 async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 'executor_failed' | 'capture_failed'): Promise<T> {
   try {
@@ -70,6 +73,8 @@ export class LinuxExecutor implements Executor {
   constructor(
     private readonly capture_: CaptureClient,
     private readonly input: InputClient,
+    /** Starts apps on this desktop's display (open_application) and ends them with it. */
+    private readonly launcher: ProcessLauncher,
   ) {}
 
   private async input_<T = Record<string, unknown>>(op: string, params: Record<string, unknown> = {}): Promise<T> {
@@ -168,6 +173,19 @@ export class LinuxExecutor implements Executor {
   }
   async iconify(window: number) {
     await this.input_('iconify', { window });
+  }
+  async activate(window: number) {
+    await this.input_('activate', { window });
+  }
+  async findLauncher(app: string): Promise<LaunchSpec | null> {
+    return findLauncher(app);
+  }
+  async launch(command: string[], env?: Record<string, string>) {
+    try {
+      return await this.launcher.launch(command, env);
+    } catch (error) {
+      throw new ToolError('executor_failed', error instanceof Error ? error.message : String(error));
+    }
   }
   async unchangedSince(slot: string, at: Point): Promise<boolean> {
     const started = performance.now();

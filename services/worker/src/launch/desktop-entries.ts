@@ -31,25 +31,33 @@ const STRING_ESCAPES: Record<string, string> = { s: ' ', n: '\n', t: '\t', r: '\
 export function splitExec(exec: string): string[] {
   const unescaped = exec.replace(/\\([sntr\\])/g, (_m, c: string) => STRING_ESCAPES[c]!);
   const args: string[] = [];
-  let current: string | null = null;
+  let current = '';
+  let inToken = false;
   let quoted = false;
   for (let i = 0; i < unescaped.length; i++) {
     const c = unescaped[i]!;
     if (quoted) {
-      if (c === '\\' && i + 1 < unescaped.length) current += unescaped[++i];
+      if (c === '\\' && i + 1 < unescaped.length) current += unescaped[++i]!;
       else if (c === '"') quoted = false;
       else current += c;
     } else if (c === '"') {
-      quoted = true;
-      current ??= '';
+      quoted = inToken = true;
     } else if (c === ' ' || c === '\t') {
-      if (current !== null) args.push(current);
-      current = null;
-    } else current = (current ?? '') + c;
+      if (inToken) args.push(current);
+      current = '';
+      inToken = false;
+    } else {
+      current += c;
+      inToken = true;
+    }
   }
-  if (current !== null) args.push(current);
+  if (inToken) args.push(current);
   // %% is a literal %; every other field code stands for files, URLs, the icon or the name.
-  return args.map((arg) => arg.replace(/%(.)/g, (_m, c: string) => (c === '%' ? '%' : ''))).filter((arg) => arg !== '');
+  // A token that was only field codes goes; an explicit "" stays.
+  return args.flatMap((arg) => {
+    const stripped = arg.replace(/%(.)/g, (_m, c: string) => (c === '%' ? '%' : ''));
+    return stripped === '' && arg !== '' ? [] : [stripped];
+  });
 }
 
 /** The [Desktop Entry] group of a .desktop file, or null when it is not a launchable application. */

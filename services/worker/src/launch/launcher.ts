@@ -5,6 +5,7 @@
  * escapes this; the container provider is the boundary for that.
  */
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 
 /** What a started app may see of the worker's environment. */
@@ -16,13 +17,27 @@ export function launchEnv(base: NodeJS.ProcessEnv, display: Record<string, strin
   return { ...env, ...display };
 }
 
-const alive = (group: number) => {
+/**
+ * Whether a process group still has a live member. Zombies do not count: a member orphaned
+ * when its parent died may wait for an init that never reaps it (containers without one).
+ */
+export const groupAlive = (group: number) => {
   try {
     process.kill(-group, 0);
-    return true;
   } catch {
     return false;
   }
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      // Fields after the parenthesised command: state ppid pgrp …
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === group && state !== 'Z') return true;
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return false;
 };
 
 const signal = (group: number, name: NodeJS.Signals) => {
@@ -52,7 +67,7 @@ export class ProcessLauncher {
   }
 
   get running(): number[] {
-    return [...this.groups].filter(alive);
+    return [...this.groups].filter(groupAlive);
   }
 
   /** SIGTERM to every group, SIGKILL to what is left after the grace period. */
@@ -61,7 +76,7 @@ export class ProcessLauncher {
     this.groups.clear();
     for (const group of groups) signal(group, 'SIGTERM');
     const until = Date.now() + graceMs;
-    while (groups.some(alive) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
-    for (const group of groups.filter(alive)) signal(group, 'SIGKILL');
+    while (groups.some(groupAlive) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (const group of groups.filter(groupAlive)) signal(group, 'SIGKILL');
   }
 }

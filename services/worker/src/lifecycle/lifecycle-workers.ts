@@ -15,7 +15,7 @@ export function startLifecycleWorkers(pool: DesktopPool, redis: Redis, workerId:
     LIFECYCLE_QUEUE,
     async (job: Job) => {
       const data = allocateJob.parse(job.data);
-      return { desktopId: await pool.allocate({ tenant: data.tenant, name: data.session }) };
+      return { desktopId: await pool.allocate({ tenant: data.tenant, name: data.session }, data.coordinateMode) };
     },
     options,
   );
