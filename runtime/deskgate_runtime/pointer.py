@@ -70,7 +70,7 @@ class Pointer:
                 state = self.x.root.query_pointer().mask
             if not state & mask or time.monotonic() > deadline:
                 return
-            time.sleep(0.001)
+            time.sleep(0.0002)  # a short poll: each QueryPointer is itself a round trip
 
     def down(self, button):
         with self.x.checked(f"press button {button}") as d:
