@@ -23,8 +23,8 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
-export async function connect(generation: Generation, url: string, apiKey: string): Promise<McpConnection> {
-  const requestInit = { headers: { Authorization: `Bearer ${apiKey}` } };
+export async function connect(generation: Generation, url: string, apiKey: string, headers: Record<string, string> = {}): Promise<McpConnection> {
+  const requestInit = { headers: { Authorization: `Bearer ${apiKey}`, ...headers } };
   if (generation === '2025-11-25') {
     const client = new LegacyClient({ name: 'deskgate-test', version: '1.0.0' });
     await client.connect(new LegacyTransport(new URL(url), { requestInit }));

@@ -7,6 +7,7 @@ export type ToolErrorKind =
   | 'allowlist_empty'
   | 'permission_missing'
   | 'lock_held'
+  | 'stale_epoch'
   | 'app_not_granted'
   | 'tier_insufficient'
   | 'grant_flag_required'

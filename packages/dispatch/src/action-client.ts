@@ -1,16 +1,18 @@
 /**
  * Gateway side of the action channel. One dedicated connection reads this gateway's reply
  * list and settles the pending calls by id; a call that outlives its deadline, or whose
- * desktop stops being alive, fails with a clear error and is never sent again.
+ * desktop stops being alive, fails with a clear error and is never sent again. Every send
+ * takes or renews the caller's lock on the desktop, and a call in flight keeps renewing it.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { ToolError, type CoordinateMode } from '@deskgate/computer-use';
 import { actionReply, type ActionReply, type ActionRequest } from './action-protocol.ts';
+import { DesktopLocks, EPOCH_RETENTION_MS, LOCK_LEASE_MS, LockHeldError, type LockHolder } from './desktop-lock.ts';
 import { keys } from './keys.ts';
 
-const enqueueScript = readFileSync(new URL('./lua/enqueue-action-2.lua', import.meta.url), 'utf8');
+const enqueueScript = readFileSync(new URL('./lua/enqueue-action.lua', import.meta.url), 'utf8');
 
 /** The desktop was not alive, so the action was never queued: safe to route again. */
 export class DesktopGoneError extends ToolError {
@@ -32,6 +34,13 @@ export interface SendOptions {
   args: unknown;
   timeoutMs: number;
   coordinateMode?: CoordinateMode;
+  /** Who is driving: the lock on the desktop is taken and renewed in this name. */
+  controller: string;
+}
+
+export interface ActionClientOptions {
+  /** How long a controller keeps a desktop after its last action ends. */
+  lockLeaseMs?: number;
 }
 
 export class ActionClient {
@@ -41,16 +50,20 @@ export class ActionClient {
   private readonly reader: Redis;
   private running = true;
   private readonly loop: Promise<void>;
+  private readonly locks: DesktopLocks;
+  private readonly leaseMs: number;
 
-  constructor(private readonly redis: Redis) {
+  constructor(private readonly redis: Redis, options: ActionClientOptions = {}) {
     this.reader = redis.duplicate();
     this.loop = this.readReplies();
+    this.locks = new DesktopLocks(redis);
+    this.leaseMs = options.lockLeaseMs ?? LOCK_LEASE_MS.default;
   }
 
   async send(options: SendOptions): Promise<ActionReply> {
     const id = randomUUID();
     const now = Date.now();
-    const request: ActionRequest = {
+    const request: Omit<ActionRequest, 'epoch'> = {
       id,
       replyTo: this.replyKey,
       tenant: options.tenant,
@@ -62,21 +75,26 @@ export class ActionClient {
       ...(options.coordinateMode ? { coordinateMode: options.coordinateMode } : {}),
     };
     const reply = new Promise<ActionReply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    const queued = await this.redis.eval(
+    const [queued, ...detail] = (await this.redis.eval(
       enqueueScript,
-      2,
+      4,
       keys.desktopAlive(options.desktopId),
       keys.desktopActions(options.desktopId),
+      keys.desktopLock(options.desktopId),
+      keys.desktopEpoch(options.desktopId),
       JSON.stringify(request),
-    );
+      options.controller,
+      this.leaseMs,
+      EPOCH_RETENTION_MS,
+    )) as [number, ...(string | number)[]];
     if (queued !== 1) {
       this.pending.delete(id);
-      throw new DesktopGoneError();
+      throw queued === 0 ? new DesktopGoneError() : new LockHeldError(String(detail[0]), Number(detail[1]));
     }
-    return this.awaitReply(id, options, reply);
+    return this.awaitReply(id, options, { epoch: Number(detail[0]), controller: options.controller }, reply);
   }
 
-  private async awaitReply(id: string, options: SendOptions, reply: Promise<ActionReply>): Promise<ActionReply> {
+  private async awaitReply(id: string, options: SendOptions, holder: LockHolder, reply: Promise<ActionReply>): Promise<ActionReply> {
     const fail = (error: ToolError) => {
       const pending = this.pending.get(id);
       this.pending.delete(id);
@@ -87,12 +105,17 @@ export class ActionClient {
       () => fail(new ToolError('timeout', `${options.tool} got no answer within ${Math.round(options.timeoutMs / 1000)} s. It was not retried and may or may not have run; take a screenshot to check.`)),
       options.timeoutMs + 1000,
     );
-    // Long calls also watch the desktop, so a dead worker is reported in about a second.
+    // Long calls also watch the desktop, so a dead worker is reported in about a second, and
+    // keep the lease alive: a controller is not idle while its action runs.
     const watch = setInterval(async () => {
-      if ((await this.redis.exists(keys.desktopAlive(options.desktopId))) === 0) {
+      const [alive] = await Promise.all([
+        this.redis.exists(keys.desktopAlive(options.desktopId)),
+        this.locks.renew(options.desktopId, holder, this.leaseMs),
+      ]).catch(() => [1]);
+      if (alive === 0) {
         fail(new ToolError('worker_lost', `The worker running this desktop stopped during ${options.tool}. The action was not retried and may have partly run; call again to get a new desktop.`));
       }
-    }, 1000);
+    }, Math.min(1000, this.leaseMs / 3));
     try {
       return await reply;
     } finally {

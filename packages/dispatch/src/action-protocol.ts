@@ -18,6 +18,8 @@ export const actionRequest = z.object({
   sentAt: z.number(),
   /** The coordinate mode the caller's endpoint asked for; the worker refuses it if the session has another. */
   coordinateMode: z.enum(COORDINATE_MODES).optional(),
+  /** The fencing epoch of the caller's lock on the desktop, stamped in by the enqueue script. */
+  epoch: z.number().int(),
 });
 export type ActionRequest = z.infer<typeof actionRequest>;
 

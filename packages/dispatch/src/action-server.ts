@@ -1,11 +1,12 @@
 /**
  * Worker side of the action channel, one per desktop: pop a request (popping is what makes
  * it at-most-once: a crash after the pop loses the request instead of replaying it), skip it
- * when its caller has already given up, run it, push the reply.
+ * when its caller has already given up or its lock epoch is stale, run it, push the reply.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import { errorResult } from '@deskgate/computer-use';
 import { actionRequest, type ActionReply, type ActionRequest } from './action-protocol.ts';
+import { fenceRefusal } from './desktop-lock.ts';
 import { keys } from './keys.ts';
 
 export interface HandledAction extends Omit<ActionReply, 'id'> {
@@ -53,9 +54,12 @@ export class ActionServer {
         continue;
       }
       let reply: HandledAction;
+      const stale = poppedAt <= request.deadline && fenceRefusal(await this.redis.get(keys.desktopLock(this.desktopId)).catch(() => null), request.epoch);
       if (poppedAt > request.deadline) {
         // The caller already got a timeout: running this now would be a surprise replay.
         reply = { result: errorResult('timeout', `${request.tool} expired in the queue and was not run.`), timings: {} };
+      } else if (stale) {
+        reply = { result: errorResult('stale_epoch', stale), timings: {} };
       } else {
         reply = await this.handle(request).catch((error: unknown) => ({
           result: errorResult('executor_failed', `${request.tool} failed in the worker: ${error instanceof Error ? error.message : String(error)}`),

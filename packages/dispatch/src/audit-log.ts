@@ -24,6 +24,8 @@ export interface AuditEntry {
   ms: number;
   /** The API key that made the call (its id, never the key). */
   keyId?: string;
+  /** The controller that made the call, for the desktop lock: the key id, or "<key id>/<Deskgate-Controller>". */
+  controller?: string;
   /** When the call finished, in epoch milliseconds. */
   at: number;
 }
@@ -74,6 +76,7 @@ export class AuditLog {
       'args', JSON.stringify(entry.args ?? null),
       ...(entry.kind ? ['kind', entry.kind] : []),
       ...(entry.keyId ? ['keyId', entry.keyId] : []),
+      ...(entry.controller ? ['controller', entry.controller] : []),
     ];
     const results = await this.redis.multi().xadd(key, 'MAXLEN', '=', this.maxEntries, '*', ...fields).expire(key, this.ttlSeconds).exec();
     const [error, id] = results?.[0] ?? [new Error('the audit transaction was discarded'), null];
@@ -104,6 +107,7 @@ function parse(id: string, flat: string[]): StoredAuditEntry {
     ...(f.kind ? { kind: f.kind } : {}),
     ms: Number(f.ms),
     ...(f.keyId ? { keyId: f.keyId } : {}),
+    ...(f.controller ? { controller: f.controller } : {}),
     at: Number(f.at),
   };
 }

@@ -1,7 +1,8 @@
 export * from './keys.ts';
 export * from './names.ts';
 export * from './action-protocol.ts';
-export { ActionClient, DesktopGoneError, type SendOptions } from './action-client.ts';
+export { ActionClient, DesktopGoneError, type ActionClientOptions, type SendOptions } from './action-client.ts';
+export * from './desktop-lock.ts';
 export { ActionServer, type ActionHandler, type HandledAction } from './action-server.ts';
 export * from './session-store.ts';
 export * from './desktop-registry.ts';

@@ -11,6 +11,10 @@ export const keys = {
   desktop: (desktopId: string) => `${PREFIX}:desktop:${desktopId}`,
   desktopAlive: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:alive`,
   desktopActions: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:actions`,
+  /** The desktop's lock: "<epoch>|<controller>", with a lease (PX) the holder keeps renewing. */
+  desktopLock: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:lock`,
+  /** The desktop's fencing counter: INCR'd each time a controller takes the lock. */
+  desktopEpoch: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:epoch`,
   replies: (gatewayId: string) => `${PREFIX}:replies:${gatewayId}`,
   approvals: (tenant: string) => `${PREFIX}:tenant:${tenant}:approvals`,
   approvalDecision: (id: string) => `${PREFIX}:approval:${id}:decision`,

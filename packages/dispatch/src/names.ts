@@ -8,6 +8,11 @@ export const sessionName = z
   .string()
   .regex(NAME_PATTERN, 'a session name is 1–64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit');
 
+/** The optional Deskgate-Controller header: tells apart several agents sharing one API key. */
+export const controllerLabel = z
+  .string()
+  .regex(NAME_PATTERN, 'the Deskgate-Controller header is 1–64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit');
+
 export const DEFAULT_SESSION = 'default';
 
 export interface SessionRef {

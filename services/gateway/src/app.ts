@@ -7,7 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { COORDINATE_MODES, type CoordinateMode, type Surface } from '@deskgate/computer-use';
-import { ApprovalStore, DEFAULT_SESSION, sessionName, type AuditLog } from '@deskgate/dispatch';
+import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, sessionName, type AuditLog } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyStore } from './auth/api-keys.ts';
@@ -15,10 +15,12 @@ import type { GatewayConfig } from './config.ts';
 import type { GatewayMetrics } from './http/metrics.ts';
 import { accessRoutes } from './http/access-routes.ts';
 import { auditRoute } from './http/audit-route.ts';
+import { lockRoutes } from './http/lock-routes.ts';
 import { KillSwitch } from './killswitch/kill-switch.ts';
 import { createCallAuditor } from './mcp/call-auditor.ts';
 import { createServerFactory, type CallScope } from './mcp/server-factory.ts';
 import { bearerAuth, type AuthEnv } from './middleware/bearer-auth/index.ts';
+import { controllerOf } from './sessions/controller.ts';
 import type { SessionRouter } from './sessions/session-router.ts';
 
 export interface AppDeps {
@@ -69,7 +71,15 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
       if (!allowed.includes(mode)) {
         return c.json({ error: 'bad_coordinate_mode', message: `coordinate_mode must be one of: ${allowed.join(', ')}.` }, 400);
       }
-      const scope: CallScope = { ref: { tenant: c.var.principal.tenant, name: parsed.data }, keyId: c.var.principal.keyId, surface, coordinateMode: mode as CoordinateMode };
+      const controller = controllerOf(c);
+      if (!controller.ok) return c.json({ error: 'bad_controller', message: controller.message }, 400);
+      const scope: CallScope = {
+        ref: { tenant: c.var.principal.tenant, name: parsed.data },
+        keyId: c.var.principal.keyId,
+        controller: controller.controller,
+        surface,
+        coordinateMode: mode as CoordinateMode,
+      };
       return mcp.fetch(c.req.raw, { authInfo: { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } } });
     });
   serveMcp('/mcp', 'native');
@@ -87,6 +97,7 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
   });
 
   guarded.get('/v1/sessions/:session/audit', auditRoute(audit));
+  guarded.route('/', lockRoutes(router, new DesktopLocks(redis)));
   guarded.route('/', accessRoutes(new ApprovalStore(redis), killSwitch));
 
   app.route('/', guarded);

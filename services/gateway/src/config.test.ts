@@ -26,3 +26,9 @@ test('the audit log redacts text by default and keeps 10,000 entries for 7 days'
   assert.throws(() => loadConfig({ DESKGATE_AUDIT_TEXT: 'maybe' }), /DESKGATE_AUDIT_TEXT/);
   assert.throws(() => loadConfig({ DESKGATE_AUDIT_MAX_ENTRIES: '0' }), /DESKGATE_AUDIT_MAX_ENTRIES/);
 });
+
+test('the desktop lock lease is 30 s by default and bounded to 0.5 s – 10 min', () => {
+  assert.equal(loadConfig({}).lockLeaseMs, 30_000);
+  assert.equal(loadConfig({ DESKGATE_LOCK_LEASE_MS: '1500' }).lockLeaseMs, 1500);
+  for (const bad of ['499', '600001', 'soon', '1.5']) assert.throws(() => loadConfig({ DESKGATE_LOCK_LEASE_MS: bad }), /DESKGATE_LOCK_LEASE_MS/);
+});

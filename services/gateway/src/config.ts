@@ -3,6 +3,7 @@
  * with nothing set. A bad value stops the gateway at start with the setting named.
  */
 import { z } from 'zod';
+import { LOCK_LEASE_MS } from '@deskgate/dispatch';
 
 const list = z
   .string()
@@ -22,6 +23,7 @@ const schema = z.object({
   DESKGATE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   DESKGATE_ACTION_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(30),
   DESKGATE_ALLOCATE_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(60),
+  DESKGATE_LOCK_LEASE_MS: z.coerce.number().int().min(LOCK_LEASE_MS.min).max(LOCK_LEASE_MS.max).default(LOCK_LEASE_MS.default),
   DESKGATE_AUDIT_TEXT: flag.default(false),
   DESKGATE_AUDIT_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   DESKGATE_AUDIT_TTL_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
@@ -51,6 +53,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     maxBodyBytes: c.DESKGATE_MAX_BODY_BYTES,
     actionTimeoutMs: c.DESKGATE_ACTION_TIMEOUT_SECONDS * 1000,
     allocateTimeoutMs: c.DESKGATE_ALLOCATE_TIMEOUT_SECONDS * 1000,
+    // A controller keeps its desktop this long after its last action ends (then another may take it).
+    lockLeaseMs: c.DESKGATE_LOCK_LEASE_MS,
     logLevel: c.DESKGATE_LOG_LEVEL,
     // Typed text and clipboard contents are redacted from the audit log unless this is set.
     audit: { keepText: c.DESKGATE_AUDIT_TEXT, maxEntries: c.DESKGATE_AUDIT_MAX_ENTRIES, ttlSeconds: c.DESKGATE_AUDIT_TTL_SECONDS },

@@ -14,7 +14,7 @@ const log = pino({ name: 'deskgate-gateway', level: config.logLevel });
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 const lifecycle = new LifecycleClient(redis);
 await lifecycle.ready();
-const actions = new ActionClient(redis);
+const actions = new ActionClient(redis, { lockLeaseMs: config.lockLeaseMs });
 const router = new SessionRouter(new SessionStore(redis), new DesktopRegistry(redis), lifecycle, actions, config);
 const audit = new AuditLog(redis, { maxEntries: config.audit.maxEntries, ttlSeconds: config.audit.ttlSeconds });
 const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, metrics: createGatewayMetrics(), audit, log });

@@ -31,6 +31,7 @@ export function createCallAuditor(audit: AuditLog, log: Logger, options: { keepT
       kind: result.isError ? result.structuredContent?.error?.kind : undefined,
       ms: Math.round(ms * 10) / 10,
       keyId: scope.keyId,
+      controller: scope.controller,
       at: Date.now(),
     };
     const { at: _at, ...line } = entry;

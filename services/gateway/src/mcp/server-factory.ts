@@ -19,6 +19,8 @@ export interface CallScope {
   ref: SessionRef;
   /** The id of the API key that authenticated the request (never the key). */
   keyId?: string;
+  /** Who drives the desktop, for its lock: the key id, plus the Deskgate-Controller label if sent. */
+  controller: string;
   /** Which tool set this endpoint serves: the native tools (/mcp) or Anthropic's `computer` (/computer). */
   surface: Surface;
   /** The coordinate mode the endpoint asked for (?coordinate_mode=); a session keeps the one it was created with. */
@@ -65,7 +67,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
         }
         const call = parseCall(name, args);
         const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000;
-        const reply = await router.call(scope.ref, name, call.args, extraMs, scope.coordinateMode);
+        const reply = await router.call(scope.ref, scope.controller, name, call.args, extraMs, scope.coordinateMode);
         result = reply.result as ToolCallResult;
         timings = reply.timings;
       } catch (error) {

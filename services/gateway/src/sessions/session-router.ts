@@ -36,17 +36,17 @@ export class SessionRouter {
    * `coordinateMode` is the mode the caller's endpoint asked for: a new session gets it; an
    * existing session with another mode refuses the call (state_conflict, from its worker).
    */
-  async call(ref: SessionRef, tool: string, args: unknown, extraMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<ActionReply> {
+  async call(ref: SessionRef, controller: string, tool: string, args: unknown, extraMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<ActionReply> {
     const key = refKey(ref);
     const remembered = this.bindings.get(key);
     const desktopId = remembered ?? (await this.bind(ref, coordinateMode));
     try {
-      return await this.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, tool, args, timeoutMs: this.timeouts.actionTimeoutMs + extraMs, coordinateMode });
+      return await this.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller, tool, args, timeoutMs: this.timeouts.actionTimeoutMs + extraMs, coordinateMode });
     } catch (error) {
       if (!(error instanceof ToolError && error.kind === 'worker_lost')) throw error;
       this.bindings.delete(key);
       // Nothing was queued on a stale hint: look the binding up again and resend once.
-      if (remembered && error instanceof DesktopGoneError) return this.call(ref, tool, args, extraMs, coordinateMode);
+      if (remembered && error instanceof DesktopGoneError) return this.call(ref, controller, tool, args, extraMs, coordinateMode);
       if ((await this.sessions.desktopOf(ref)) === desktopId) await this.sessions.remove(ref);
       throw error;
     }
@@ -67,6 +67,11 @@ export class SessionRouter {
       this.allocating.set(key, pending);
     }
     return pending;
+  }
+
+  /** The desktop a session currently holds, if any. */
+  desktopOf(ref: SessionRef): Promise<string | null> {
+    return this.sessions.desktopOf(ref);
   }
 
   async list(tenant: string) {
