@@ -228,3 +228,17 @@ test('human approval: the request waits, another tenant cannot decide it, the ow
     await human.close();
   }
 });
+
+test('a window hidden as not granted comes back once its app is granted', async () => {
+  const at = centre(probes.stranger!.ready.color_area);
+  const before = decodeJpeg(imageOf(await mcp.call('screenshot')).data);
+  assert.ok(!closeTo(before.pixel(...at), hex('#cc3366')), 'the stranger is hidden');
+  const result = await mcp.call('request_access', { apps: ['Stranger'], reason: 'now it is needed' });
+  assert.equal((result.structuredContent as { restored?: string[] }).restored?.length, 1, textOf(result));
+  assert.match(textOf(result), /Brought back/);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const after = decodeJpeg(imageOf(await mcp.call('screenshot')).data);
+  assert.ok(closeTo(after.pixel(...at), hex('#cc3366')), 'the stranger shows again');
+  const again = await mcp.call('request_access', { apps: ['Stranger'], reason: 'twice' });
+  assert.equal((again.structuredContent as { restored?: string[] }).restored, undefined, 'nothing is restored twice');
+});

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { ToolError } from '../errors.ts';
 import { proposeGrants } from '../access/decide.ts';
-import { mergeGrants, type Grants } from '../access/grants.ts';
+import { grantFor, mergeGrants, type Grants } from '../access/grants.ts';
+import type { Executor } from '../executor.ts';
+import type { SessionState } from '../session-state.ts';
 import { defineTool, type ToolOutput } from './define-tool.ts';
 
 /** The longest a human-mode request may wait; policies ask for at most this. */
@@ -10,6 +12,26 @@ export const APPROVAL_MAX_SECONDS = 300;
 
 const describeGrants = (grants: Grants) =>
   grants.apps.length ? grants.apps.map((grant) => `${grant.app} (${grant.tier})`).join(', ') : 'none';
+
+/**
+ * Windows the hide gate iconified stay hidden only while their app is not granted: once it
+ * is, they are brought back (the seed restores hidden apps when its session ends; here a
+ * session's desktop ends with it, so the grant is the moment that matters).
+ */
+async function restoreGranted(executor: Executor, state: SessionState): Promise<string[]> {
+  if (state.hidden.length === 0) return [];
+  const windows = new Map((await executor.listWindows()).map((window) => [window.window, window]));
+  const restored: string[] = [];
+  for (const id of [...state.hidden]) {
+    const window = windows.get(id);
+    if (window && !grantFor(window, state.grants)) continue;
+    state.hidden = state.hidden.filter((hidden) => hidden !== id);
+    if (!window) continue; // gone meanwhile
+    await executor.activate(id);
+    restored.push(window.title || window.wmClass?.[1] || `window ${id}`);
+  }
+  return restored;
+}
 
 function accessResult(summary: string, data: Record<string, unknown>): ToolOutput {
   return { content: [{ type: 'text', text: `${summary}\n${JSON.stringify(data)}` }], structuredContent: data };
@@ -29,7 +51,7 @@ export const accessTools = [
     }),
     actionKind: 'none',
     extraSeconds: () => APPROVAL_MAX_SECONDS,
-    async handle(args, { state, policy, approvals, signal }) {
+    async handle(args, { executor, state, policy, approvals, signal }) {
       const request = { apps: args.apps, reason: args.reason, flags: { clipboardRead: args.clipboardRead, clipboardWrite: args.clipboardWrite, systemKeyCombos: args.systemKeyCombos } };
       const proposal = proposeGrants(request, policy);
       const asked = proposal.grants.apps.length > 0 || Object.values(proposal.grants.flags).some(Boolean);
@@ -48,15 +70,18 @@ export const accessTools = [
       }
       if (asked && denied.length === 0 && !note) state.grants = mergeGrants(state.grants, proposal.grants);
       const granted = note ? [] : proposal.grants.apps;
+      const restored = granted.length ? await restoreGranted(executor, state) : [];
       const data = {
         granted,
         denied,
         policyDenied: proposal.policyDenied,
         flags: state.grants.flags,
         flagsRefused: proposal.flagsRefused,
+        ...(restored.length ? { restored } : {}),
       };
       const parts = [`Granted: ${granted.length ? granted.map((g) => `${g.app} (${g.tier})`).join(', ') : 'nothing new'}.`];
       if (note) parts.push(note);
+      if (restored.length) parts.push(`Brought back windows hidden earlier: ${restored.join(', ')}.`);
       if (proposal.policyDenied.length) parts.push(`Never grantable: ${proposal.policyDenied.map((d) => `${d.app} — ${d.reason}`).join('; ')}.`);
       if (proposal.flagsRefused.length) parts.push(`Flags the policy never gives: ${proposal.flagsRefused.join(', ')}.`);
       parts.push(`Now allowed: ${describeGrants(state.grants)}. read = screenshots only; click = plain left clicks and scrolling; full = everything.`);
