@@ -23,7 +23,9 @@ export interface ServiceOptions {
 }
 
 export async function startService<T>(options: ServiceOptions): Promise<{ service: ServiceProcess; ready: T }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', options.entry], {
+  // DESKGATE_NODE_ARGS: extra Node flags for the services (e.g. --cpu-prof, which NODE_OPTIONS refuses).
+  const nodeArgs = options.env.DESKGATE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', options.entry], {
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

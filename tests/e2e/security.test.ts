@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
+import { ApiKeyStore, VERIFY_CACHE_MS } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { desktopOf } from '../support/desktops.ts';
 import { closeTo, decodeJpeg, hex } from '../support/image.ts';
@@ -71,6 +71,16 @@ describe('security of the vertical slice', () => {
       assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="deskgate"/);
     }
     assert.equal((await fetch(`${stack.mcpUrl.replace('/mcp', '')}/v1/sessions`)).status, 401);
+  });
+
+  test('a revoked key is refused within half a second, on a gateway that had just verified it', async () => {
+    const { key, keyId } = await new ApiKeyStore(redis).create('tenant-a', 'short-lived');
+    const listSessions = () => fetch(`${stack.mcpUrl.replace('/mcp', '')}/v1/sessions`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal((await listSessions()).status, 200);
+    // Revoked from another process (as `npm run keys -- revoke` does), not through this gateway.
+    assert.equal(await new ApiKeyStore(redis).revoke(keyId), true);
+    await new Promise((resolve) => setTimeout(resolve, VERIFY_CACHE_MS + 100));
+    assert.equal((await listSessions()).status, 401);
   });
 
   test('a hostile Origin is refused even with a valid key', async () => {

@@ -1,7 +1,9 @@
 /**
  * API keys: `dg_` + 32 random bytes, shown once at creation and stored only as a SHA-256
  * hash (the keys are random and long, so a fast hash is enough; nothing to brute-force).
- * Each key belongs to exactly one tenant.
+ * Each key belongs to exactly one tenant. A verified key is remembered (by its hash) for half
+ * a second, like the kill switch: an agent's back-to-back calls skip a Redis round trip each,
+ * and a revocation takes effect within that time.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -13,10 +15,14 @@ export interface Principal {
 }
 
 const PREFIX = 'dg_';
+export const VERIFY_CACHE_MS = 500;
+const VERIFY_CACHE_MAX = 10_000;
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 export class ApiKeyStore {
+  private readonly verified = new Map<string, { at: number; principal: Principal }>();
+
   constructor(private readonly redis: Redis) {}
 
   async create(tenant: string, label = ''): Promise<{ key: string; keyId: string }> {
@@ -29,16 +35,27 @@ export class ApiKeyStore {
 
   async verify(key: string): Promise<Principal | null> {
     if (!key.startsWith(PREFIX) || key.length > 200) return null;
-    const record = await this.redis.hget(keys.apiKeys(), hashKey(key));
-    if (!record) return null;
+    const hash = hashKey(key);
+    const cached = this.verified.get(hash);
+    if (cached && performance.now() - cached.at < VERIFY_CACHE_MS) return cached.principal;
+    const record = await this.redis.hget(keys.apiKeys(), hash);
+    if (!record) {
+      this.verified.delete(hash);
+      return null;
+    }
     const { tenant, keyId } = JSON.parse(record) as Principal;
+    if (this.verified.size >= VERIFY_CACHE_MAX) this.verified.clear();
+    this.verified.set(hash, { at: performance.now(), principal: { tenant, keyId } });
     return { tenant, keyId };
   }
 
   async revoke(keyId: string): Promise<boolean> {
     const all = await this.redis.hgetall(keys.apiKeys());
     for (const [hash, record] of Object.entries(all)) {
-      if ((JSON.parse(record) as Principal).keyId === keyId) return (await this.redis.hdel(keys.apiKeys(), hash)) === 1;
+      if ((JSON.parse(record) as Principal).keyId === keyId) {
+        this.verified.delete(hash);
+        return (await this.redis.hdel(keys.apiKeys(), hash)) === 1;
+      }
     }
     return false;
   }

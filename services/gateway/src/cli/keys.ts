@@ -1,7 +1,8 @@
 /**
  * Operator commands: `npm run keys -- create <tenant> [label]` prints a new API key once (only
- * its hash is stored); `npm run keys -- revoke <keyId>`; `npm run keys -- killswitch on|off`
- * flips the global kill switch (every tenant's tools refuse within half a second).
+ * its hash is stored); `npm run keys -- revoke <keyId>` (refused by every gateway within half
+ * a second); `npm run keys -- killswitch on|off` flips the global kill switch (every tenant's
+ * tools refuse within half a second).
  */
 import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../auth/api-keys.ts';

@@ -1,0 +1,47 @@
+/**
+ * A focused profile run (not part of `npm run bench`): one stack, one session, N pings and N
+ * left_clicks, p50 of each, with the services' own timings — for before/after comparisons
+ * while working on the click path. PROFILE_N sets N (default 400); NODE_OPTIONS=--cpu-prof
+ * DESKGATE_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the services.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startStack } from '../scripts/lib/stack.ts';
+import { connectBench } from './client.ts';
+import { sessionDesktop, showContent } from './desktop.ts';
+import { summarize } from './stats.ts';
+
+const N = Number(process.env.PROFILE_N ?? 400);
+const stack = await startStack({
+  env: {
+    REDIS_URL: '',
+    DESKGATE_PORT: '0',
+    DESKGATE_POLICY_FILE: new URL('./policy.json', import.meta.url).pathname,
+  },
+  tenant: 'bench',
+  logDir: mkdtempSync(join(tmpdir(), 'deskgate-profile-')),
+});
+try {
+  const client = await connectBench(`${stack.mcpUrl}/profile`, stack.apiKey);
+  const xterm = await showContent((await sessionDesktop(stack.redisUrl, stack.tenant, 'profile')).display);
+  const point = { coordinate: [300, 200] };
+  await client.ok('screenshot');
+  for (let i = 0; i < 100; i++) await client.ok('left_click', point), await client.ping();
+  const pings: number[] = [];
+  const clicks: number[] = [];
+  const timings: Record<string, number[]> = {};
+  for (let i = 0; i < N; i++) {
+    pings.push(await client.ping());
+    const click = await client.ok('left_click', point);
+    clicks.push(click.ms);
+    for (const [key, value] of Object.entries(click.timings)) (timings[key] ??= []).push(value);
+  }
+  const p50 = (values: number[]) => summarize(values).p50.toFixed(3);
+  console.log(`ping p50 ${p50(pings)} ms · left_click p50 ${p50(clicks)} ms`);
+  for (const [key, values] of Object.entries(timings)) console.log(`  ${key.padEnd(24)} p50 ${p50(values)}`);
+  xterm.kill();
+  await client.close();
+} finally {
+  await stack.stop();
+}
