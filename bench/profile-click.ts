@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack } from '../scripts/lib/stack.ts';
 import { connectBench } from './client.ts';
+import { redisPid, startCpuMeter } from './cpu.ts';
+import { desktopPids } from './desktop.ts';
 import { sessionDesktop, showContent } from './desktop.ts';
 import { summarize } from './stats.ts';
 
@@ -31,14 +33,24 @@ try {
   const pings: number[] = [];
   const clicks: number[] = [];
   const timings: Record<string, number[]> = {};
+  const facts = await sessionDesktop(stack.redisUrl, stack.tenant, 'profile');
+  const desktop = Object.fromEntries(Object.entries(desktopPids(facts)).filter(([, pid]) => pid !== undefined).map(([name, pid]) => [name, [pid!]]));
+  const groups = { gateway: [stack.gateway.process.pid!], worker: [stack.worker.process.pid!], redis: [redisPid(stack.redisUrl)!], ...desktop };
+  const pingMeter = startCpuMeter(groups);
+  for (let i = 0; i < N; i++) pings.push(await client.ping());
+  const pingCpu = pingMeter.stop();
+  const clickMeter = startCpuMeter(groups);
   for (let i = 0; i < N; i++) {
-    pings.push(await client.ping());
     const click = await client.ok('left_click', point);
     clicks.push(click.ms);
     for (const [key, value] of Object.entries(click.timings)) (timings[key] ??= []).push(value);
   }
+  const clickCpu = clickMeter.stop();
   const p50 = (values: number[]) => summarize(values).p50.toFixed(3);
+  const perCall = (cpu: Record<string, number>) => Object.entries(cpu).map(([name, ms]) => `${name} ${(ms / N).toFixed(2)}`).join(' · ');
   console.log(`ping p50 ${p50(pings)} ms · left_click p50 ${p50(clicks)} ms`);
+  console.log(`  CPU ms per ping:  ${perCall(pingCpu)}`);
+  console.log(`  CPU ms per click: ${perCall(clickCpu)}`);
   for (const [key, values] of Object.entries(timings)) console.log(`  ${key.padEnd(24)} p50 ${p50(values)}`);
   xterm.kill();
   await client.close();

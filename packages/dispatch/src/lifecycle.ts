@@ -21,10 +21,17 @@ export class LifecycleClient {
   private readonly queue: Queue;
   private readonly events: QueueEvents;
   private readonly workerQueues = new Map<string, Queue>();
+  /**
+   * BullMQ loads its Lua scripts onto the connection it is given, and ioredis copies every
+   * loaded script into each MULTI it builds; a connection of its own keeps the caller's
+   * connection (the per-call hot path) lean.
+   */
+  private readonly bull: Redis;
 
-  constructor(private readonly redis: Redis) {
+  constructor(redis: Redis) {
     const prefix = keys.bullPrefix();
-    this.queue = new Queue(LIFECYCLE_QUEUE, { connection: redis, prefix });
+    this.bull = redis.duplicate();
+    this.queue = new Queue(LIFECYCLE_QUEUE, { connection: this.bull, prefix });
     this.events = new QueueEvents(LIFECYCLE_QUEUE, { connection: redis.duplicate(), prefix });
   }
 
@@ -50,7 +57,7 @@ export class LifecycleClient {
   async release(ref: SessionRef, desktopId: string, workerId: string): Promise<void> {
     let queue = this.workerQueues.get(workerId);
     if (!queue) {
-      queue = new Queue(workerQueueName(workerId), { connection: this.redis, prefix: keys.bullPrefix() });
+      queue = new Queue(workerQueueName(workerId), { connection: this.bull, prefix: keys.bullPrefix() });
       this.workerQueues.set(workerId, queue);
     }
     await queue.add('release', { tenant: ref.tenant, session: ref.name, desktopId }, { removeOnComplete: true, removeOnFail: { age: 3600 } });
@@ -58,5 +65,6 @@ export class LifecycleClient {
 
   async close(): Promise<void> {
     await Promise.all([this.queue.close(), this.events.close(), ...[...this.workerQueues.values()].map((q) => q.close())]);
+    this.bull.disconnect();
   }
 }

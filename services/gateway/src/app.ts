@@ -5,7 +5,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
-import { createMcpHandler } from '@modelcontextprotocol/server';
 import { COORDINATE_MODES, type CoordinateMode, type Surface } from '@deskgate/computer-use';
 import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, sessionName, type AuditLog } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
@@ -18,6 +17,7 @@ import { auditRoute } from './http/audit-route.ts';
 import { lockRoutes } from './http/lock-routes.ts';
 import { KillSwitch } from './killswitch/kill-switch.ts';
 import { createCallAuditor } from './mcp/call-auditor.ts';
+import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { createServerFactory, type CallScope } from './mcp/server-factory.ts';
 import { bearerAuth, type AuthEnv } from './middleware/bearer-auth/index.ts';
 import { controllerOf } from './sessions/controller.ts';
@@ -37,8 +37,8 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
   const app = new Hono<AuthEnv>();
   const auditCall = createCallAuditor(audit, log, { keepText: config.audit.keepText });
   const killSwitch = new KillSwitch(redis);
-  const mcp = createMcpHandler(createServerFactory({ router, metrics, log, auditCall, killSwitch }), {
-    maxRequestBodySize: config.maxBodyBytes,
+  const mcp = createMcpEndpoint(createServerFactory({ router, metrics, log, auditCall, killSwitch }), {
+    maxBodyBytes: config.maxBodyBytes,
     onerror: (error) => log.debug({ err: error.message }, 'mcp request rejected'),
   });
 
@@ -80,7 +80,7 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
         surface,
         coordinateMode: mode as CoordinateMode,
       };
-      return mcp.fetch(c.req.raw, { authInfo: { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } } });
+      return mcp(c.req.raw, { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } });
     });
   serveMcp('/mcp', 'native');
   serveMcp('/mcp/:session', 'native');
