@@ -1,8 +1,9 @@
 /**
- * A focused profile run (not part of `npm run bench`): one stack, one session, N pings and N
- * left_clicks, p50 of each, with the services' own timings — for before/after comparisons
- * while working on the click path. PROFILE_N sets N (default 400); NODE_OPTIONS=--cpu-prof
- * DESKGATE_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the services.
+ * A focused profile run, not part of `npm run bench`: one stack, one session; N pings, N
+ * left_clicks and N/2 screenshots (1280×800), each with its p50, deskgate's own timings and
+ * the CPU each process spent per call — for before/after comparisons while working on the
+ * hot paths. PROFILE_N sets N (default 400); DESKGATE_NODE_ARGS="--cpu-prof
+ * --cpu-prof-dir=DIR" writes CPU profiles of the services.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,8 +47,17 @@ try {
     for (const [key, value] of Object.entries(click.timings)) (timings[key] ??= []).push(value);
   }
   const clickCpu = clickMeter.stop();
+  const shots: number[] = [];
+  const shotTimings: Record<string, number[]> = {};
+  const shotMeter = startCpuMeter(groups);
+  for (let i = 0; i < N / 2; i++) {
+    const shot = await client.ok('screenshot');
+    shots.push(shot.ms);
+    for (const [key, value] of Object.entries(shot.timings)) (shotTimings[key] ??= []).push(value);
+  }
+  const shotCpu = shotMeter.stop();
   const p50 = (values: number[]) => summarize(values).p50.toFixed(3);
-  const perCall = (cpu: Record<string, number>) => Object.entries(cpu).map(([name, ms]) => `${name} ${(ms / N).toFixed(2)}`).join(' · ');
+  const perCall = (cpu: Record<string, number>, n = N) => Object.entries(cpu).map(([name, ms]) => `${name} ${(ms / n).toFixed(2)}`).join(' · ');
   console.log(`ping p50 ${p50(pings)} ms · left_click p50 ${p50(clicks)} ms`);
   console.log(`  CPU ms per ping:  ${perCall(pingCpu)}`);
   console.log(`  CPU ms per click: ${perCall(clickCpu)}`);

@@ -41,6 +41,7 @@ class Runtime:
         self.keyboard.release_all()
 
     def idle(self):
+        self.x.drain_events()  # the window tracker's events must not pile up while idle
         self.pool.idle()
 
     def close(self):
@@ -101,9 +102,7 @@ def _mouse_button_op(pressing):
         p.done()
         if pressing and button in rt.pointer.held:
             raise ValueError(f"mouse_down: button {button} is already held; send mouse_up first")
-        if x is not None:
-            rt.pointer.move(x, y)
-        (rt.pointer.down if pressing else rt.pointer.up)(button)
+        (rt.pointer.down if pressing else rt.pointer.up)(button, None if x is None else (x, y))
         return {}
     return handler
 
@@ -184,25 +183,30 @@ def op_cursor_position(rt, p):
 
 def op_frontmost_app(rt, p):
     p.done()
+    rt.windows.refresh()
     return rt.windows.frontmost()
 
 
 def op_window_at(rt, p):
     x, y = _point(rt, p)
     p.done()
+    rt.windows.refresh()
     return rt.windows.at(x, y)
 
 
 def op_list_windows(rt, p):
     p.done()
+    rt.windows.refresh()
     return {"windows": rt.windows.list()}
 
 
 def op_gate_facts(rt, p):
-    """Everything the gate pipeline asks before an input action, in one round trip."""
+    """Everything the gate pipeline asks before an input action. The window state is kept from
+    X events; the pointer query doubles as its sync point: usually one X round trip in all."""
     p.done()
-    x, y = rt.pointer.position()
-    return {"windows": rt.windows.list(), "frontmost": rt.windows.frontmost(), "cursor": {"x": x, "y": y}}
+    pointer = rt.windows.refresh(rt.pointer.query_request)
+    return {"windows": rt.windows.list(), "frontmost": rt.windows.frontmost(),
+            "cursor": {"x": pointer.root_x, "y": pointer.root_y}}
 
 
 def op_iconify(rt, p):

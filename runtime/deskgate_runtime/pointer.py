@@ -4,11 +4,14 @@ import time
 
 from Xlib import X
 from Xlib.ext import xtest
+from Xlib.protocol import request
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
 DRAG_STEP_S = 0.004  # lets toolkits see separate motion events (drag thresholds, DnD)
 SETTLE_TIMEOUT_S = 0.5
+SETTLE_FAST_S = 0.005
+SETTLE_SLOW_POLL_S = 0.0005
 
 
 class Pointer:
@@ -40,76 +43,87 @@ class Pointer:
                              f"({self.x.width}x{self.x.height})")
 
     def move(self, x, y):
-        self.check_point(x, y)
-        with self.x.checked(f"move to ({x}, {y})") as d:
-            xtest.fake_input(d, X.MotionNotify, x=x, y=y)
+        self._send(f"move to ({x}, {y})", (x, y), [])
+
+    def query_request(self):
+        """A QueryPointer sent with the next flush; its reply is read on first use."""
+        return request.QueryPointer(display=self.x.display.display, defer=True, window=self.x.root)
 
     def position(self):
-        with self.x.checked("query pointer"):
+        with self.x.checked("query pointer", sync=False):
             p = self.x.root.query_pointer()
         return p.root_x, p.root_y
 
-    def _settle(self, released):
-        """Wait until the server has really processed our button releases.
+    def _send(self, what, at, events, settle=()):
+        """Send XTest events in one request batch (an optional motion to `at` first: the server
+        handles them in order) and return once the server has processed them.
 
-        A window manager that takes a click with a synchronous grab (openbox's click-to-focus)
-        freezes pointer events until it replays them, while key events keep flowing: a key sent
-        right after a click could reach the app first. The button mask of QueryPointer shows
-        the release only once it was processed, so poll it (typically 0-2 ms).
+        With buttons to `settle`, the batch ends with a QueryPointer instead of a sync and
+        `_settle` polls on from there: a window manager that takes a click with a synchronous
+        grab (openbox's click-to-focus) freezes pointer events until it replays them, while key
+        events keep flowing, so a key sent right after a click could reach the app first. The
+        button mask of QueryPointer shows the release only once it was really processed.
         """
+        if at is not None:
+            self.check_point(*at)
         mask = 0
-        for b in released:
-            if 1 <= b <= 5:
+        for b in settle:
+            if 1 <= b <= 5:  # the only buttons with a mask bit
                 mask |= X.Button1Mask << (b - 1)
-        mask &= ~sum(X.Button1Mask << (b - 1) for b in self.held if 1 <= b <= 5)
-        if not mask:
-            return
-        deadline = time.monotonic() + SETTLE_TIMEOUT_S
-        while True:
-            with self.x.checked("query pointer"):
-                state = self.x.root.query_pointer().mask
-            if not state & mask or time.monotonic() > deadline:
-                return
-            time.sleep(0.0002)  # a short poll: each QueryPointer is itself a round trip
+        with self.x.checked(what, sync=not mask) as d:
+            if at is not None:
+                xtest.fake_input(d, X.MotionNotify, x=at[0], y=at[1])
+            for kind, button in events:
+                xtest.fake_input(d, kind, self._button(button))
+            state = self.x.root.query_pointer().mask if mask else 0
+        if state & mask:
+            self._settle(mask)
 
-    def down(self, button):
-        with self.x.checked(f"press button {button}") as d:
-            xtest.fake_input(d, X.ButtonPress, self._button(button))
+    def _settle(self, mask):
+        """Poll QueryPointer until the buttons in `mask` show up (typically 2-6 polls, ~1 ms).
+
+        Back to back at first: each poll is a round trip that leaves the CPU to the window
+        manager, and a sleep would only add to the wait; apart after SETTLE_FAST_S (a stuck WM).
+        """
+        start = time.monotonic()
+        while True:
+            with self.x.checked("query pointer", sync=False):
+                state = self.x.root.query_pointer().mask
+            elapsed = time.monotonic() - start
+            if not state & mask or elapsed > SETTLE_TIMEOUT_S:
+                return
+            if elapsed > SETTLE_FAST_S:
+                time.sleep(SETTLE_SLOW_POLL_S)
+
+    def down(self, button, at=None):
+        self._send(f"press button {button}", at, [(X.ButtonPress, button)])
         self.held.add(button)
 
-    def up(self, button):
-        with self.x.checked(f"release button {button}") as d:
-            xtest.fake_input(d, X.ButtonRelease, self._button(button))
+    def up(self, button, at=None):
+        self._send(f"release button {button}", at, [(X.ButtonRelease, button)], [button])
         self.held.discard(button)
-        self._settle([button])
+
+    def _clicks(self, what, at, button, count):
+        # A button this process holds stays down: nothing to wait for.
+        self._send(what, at, [(X.ButtonPress, button), (X.ButtonRelease, button)] * count,
+                   [button] if count and button not in self.held else [])
 
     def click(self, x, y, button, count):
-        self.move(x, y)
-        physical = self._button(button)
-        with self.x.checked(f"click button {button} x{count}") as d:
-            for _ in range(count):
-                xtest.fake_input(d, X.ButtonPress, physical)
-                xtest.fake_input(d, X.ButtonRelease, physical)
-        self._settle([button])
+        self._clicks(f"click button {button} x{count} at ({x}, {y})", (x, y), button, count)
 
     def scroll(self, x, y, direction, amount):
-        self.move(x, y)
-        physical = self._button(SCROLL_BUTTONS[direction])
-        with self.x.checked(f"scroll {direction} x{amount}") as d:
-            for _ in range(amount):
-                xtest.fake_input(d, X.ButtonPress, physical)
-                xtest.fake_input(d, X.ButtonRelease, physical)
-        self._settle([SCROLL_BUTTONS[direction]])
+        self._clicks(f"scroll {direction} x{amount} at ({x}, {y})", (x, y),
+                     SCROLL_BUTTONS[direction], amount)
 
     def drag(self, start, end, button):
+        self.check_point(*end)
         if start is None:
             start = self.position()
+            self.down(button)
         else:
-            self.move(*start)
-        self.check_point(*end)
+            self.down(button, at=start)
         distance = math.dist(start, end)
         steps = max(5, min(20, int(distance // 20)))
-        self.down(button)
         try:
             for i in range(1, steps + 1):
                 t = i / steps

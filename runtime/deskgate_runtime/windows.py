@@ -1,82 +1,51 @@
 """Top-level windows through EWMH/ICCCM: the active window, the window under a point, the
 stacking list, and asking the window manager to iconify or activate one."""
-import os
 import time
 
 from Xlib import X, Xatom
-from Xlib.ext import res
 from Xlib.protocol import event
 
 from .errors import NotFound, X11Error
+from .window_tracker import GONE, IDENTITY, TITLE, Batch, WindowTracker
 
-GONE = ("BadWindow", "BadDrawable", "BadMatch")
 ICONIC_STATE = 3
 WM_WAIT_S = 0.5
+NOBODY = {"window": None, "title": None, "wm_class": None, "pid": None, "exe": None}
 
 
 class Windows:
+    """`list()`, `frontmost()` and `at()` answer from the tracked state as of the last
+    `refresh()` (plus what they read themselves)."""
+
     def __init__(self, x):
         self.x = x
-        self._has_res = x.display.has_extension("X-Resource")
-        # A window's identity (WM_CLASS, pid, executable) never changes while it exists, and
-        # reading it costs several round trips; the gates ask for it before every action.
-        self._identity = {}
+        self.tracker = WindowTracker(x)
+
+    def refresh(self, sync=None):
+        return self.tracker.refresh(sync)
 
     # -- properties ---------------------------------------------------------------------
     def _prop(self, win, name, type_=X.AnyPropertyType):
-        with self.x.checked(f"read {name} of window 0x{win.id:x}"):
+        with self.x.checked(f"read {name} of window 0x{win.id:x}", sync=False):
             p = win.get_full_property(self.x.atom(name), type_)
         return p.value if p is not None else None
 
-    def _title(self, win):
-        raw = self._prop(win, "_NET_WM_NAME", self.x.atom("UTF8_STRING"))
-        if raw is None:
-            raw = self._prop(win, "WM_NAME")
-        if raw is None:
-            return ""
-        return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-
-    def _pid(self, win):
-        value = self._prop(win, "_NET_WM_PID", Xatom.CARDINAL)
-        if value is not None and len(value):
-            return int(value[0])
-        if self._has_res:  # many toolkits (Tk, for one) never set _NET_WM_PID
-            with self.x.checked("X-Resource client pid"):
-                reply = self.x.display.res_query_client_ids(
-                    [{"client": win.id, "mask": res.LocalClientPIDMask}])
-            for cid in reply.ids:
-                if cid.spec.mask & res.LocalClientPIDMask and cid.value:
-                    return int(cid.value[0])
-        return None
-
     def describe(self, win):
+        """Title, WM_CLASS, pid and executable of a window (all nulls if it is gone): tracked
+        windows from memory, others read now."""
         if win is None:
-            return {"window": None, "title": None, "wm_class": None, "pid": None, "exe": None}
-        known = self._identity.get(win.id)
-        if known is not None:
-            return dict(known)
-        with self.x.checked(f"read WM_CLASS of window 0x{win.id:x}"):
-            wm_class = win.get_wm_class()
-        pid = self._pid(win)
-        exe = None
-        if pid:
-            try:
-                exe = os.readlink(f"/proc/{pid}/exe")
-            except OSError:
-                pass
-        info = {"window": win.id, "title": self._title(win),
-                "wm_class": list(wm_class) if wm_class else None, "pid": pid, "exe": exe}
-        if wm_class:  # only settled windows: a client sets WM_CLASS before it maps
-            self._identity[win.id] = info
-        return dict(info)
-
-    def _describe_or_none(self, win):
-        try:
-            return self.describe(win)
-        except X11Error as e:
-            if e.error_name in GONE:
-                return self.describe(None)
-            raise
+            return dict(NOBODY)
+        client = self.tracker.clients.get(win.id)
+        if client is not None:
+            return dict(NOBODY) if client.gone else client.info()
+        info, lost = {"window": win.id}, []
+        batch = Batch(self.x)
+        self.tracker.add_reads(batch, win.id, TITLE, lambda v: info.update(title=v),
+                               lambda: lost.append(True))
+        self.tracker.add_reads(batch, win.id, IDENTITY, lambda v: info.update(
+            zip(("wm_class", "pid", "exe"), v)), lambda: lost.append(True))
+        batch.run(f"describe window 0x{win.id:x}")
+        return dict(NOBODY) if lost else info
 
     # -- finding clients ----------------------------------------------------------------
     def _has_wm_state(self, win):
@@ -89,7 +58,7 @@ class Windows:
             w = queue.pop(0)
             if self._has_wm_state(w):
                 return w
-            with self.x.checked("query tree"):
+            with self.x.checked("query tree", sync=False):
                 queue.extend(w.query_tree().children)
         return None
 
@@ -98,7 +67,7 @@ class Windows:
         while win is not None and win.id != self.x.root.id:
             if self._has_wm_state(win):
                 return win
-            with self.x.checked("query tree"):
+            with self.x.checked("query tree", sync=False):
                 parent = win.query_tree().parent
             if parent.id == self.x.root.id:
                 return self._client_inside(win) or win
@@ -106,71 +75,47 @@ class Windows:
         return None
 
     def frontmost(self):
-        active = self._prop(self.x.root, "_NET_ACTIVE_WINDOW", Xatom.WINDOW)
-        if active is not None and len(active) and active[0]:
-            return self._describe_or_none(self.x.display.create_resource_object("window", active[0]))
-        with self.x.checked("get input focus"):
+        active = self.tracker.active
+        if active and active[0]:
+            return self.describe(self.x.display.create_resource_object("window", active[0]))
+        # No active window (or no EWMH window manager): the input focus, walked up to its client.
+        with self.x.checked("get input focus", sync=False):
             focus = self.x.display.get_input_focus().focus
         if isinstance(focus, int) or focus.id == self.x.root.id:
-            return self.describe(None)
+            return dict(NOBODY)
         try:
-            return self._describe_or_none(self._toplevel_client(focus))
+            return self.describe(self._toplevel_client(focus))
         except X11Error as e:
             if e.error_name in GONE:
-                return self.describe(None)
+                return dict(NOBODY)
             raise
 
     def at(self, x, y):
-        with self.x.checked("query tree"):
+        with self.x.checked("query tree", sync=False):
             children = self.x.root.query_tree().children
         for child in reversed(children):  # top of the stack first
             try:
-                with self.x.checked("read window"):
+                with self.x.checked("read window", sync=False):
                     attrs = child.get_attributes()
                     geo = child.get_geometry()
                 if attrs.map_state != X.IsViewable or attrs.win_class == X.InputOnly:
                     continue
                 b = geo.border_width
                 if geo.x <= x < geo.x + geo.width + 2 * b and geo.y <= y < geo.y + geo.height + 2 * b:
-                    return self._describe_or_none(self._client_inside(child))
+                    return self.describe(self._client_inside(child))
             except X11Error as e:
                 if e.error_name not in GONE:
                     raise
-        return self.describe(None)
+        return dict(NOBODY)
 
     def list(self):
-        stacking = self._prop(self.x.root, "_NET_CLIENT_LIST_STACKING", Xatom.WINDOW)
-        if stacking is not None:
-            wins = [self.x.display.create_resource_object("window", w) for w in stacking]
-        else:  # no EWMH window manager: the root's children that carry WM_CLASS
-            with self.x.checked("query tree"):
-                wins = [w for w in self.x.root.query_tree().children if w.get_wm_class()]
-        out = []
-        for win in wins:
-            try:
-                info = self.describe(win)
-                with self.x.checked(f"geometry of window 0x{win.id:x}"):
-                    geo = win.get_geometry()
-                    pos = self.x.root.translate_coords(win, 0, 0)
-                    mapped = win.get_attributes().map_state == X.IsViewable
-            except X11Error as e:
-                if e.error_name in GONE:
-                    continue  # closed while we were listing
-                raise
-            out.append({"id": info["window"], "x": pos.x, "y": pos.y, "width": geo.width,
-                        "height": geo.height, "mapped": mapped, "title": info["title"],
-                        "wm_class": info["wm_class"], "pid": info["pid"], "exe": info["exe"]})
-        # Forget windows that are gone (X may reuse their ids).
-        present = {w["id"] for w in out}
-        for wid in [wid for wid in self._identity if wid not in present]:
-            del self._identity[wid]
-        return out
+        return self.tracker.windows()
 
     # -- asking the window manager ------------------------------------------------------
     def _window(self, wid):
         win = self.x.display.create_resource_object("window", wid)
         try:
-            with self.x.checked(f"window 0x{wid:x}"):
+            with self.x.checked(f"window 0x{wid:x}", sync=False):
                 attrs = win.get_attributes()
         except X11Error as e:
             if e.error_name in GONE:

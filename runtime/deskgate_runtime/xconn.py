@@ -24,6 +24,7 @@ class XConnection:
         self.display.set_error_handler(self._on_async_error)
         self._atoms = {}
         self.mapping_listeners = []
+        self.event_listeners = []  # every other event (the window tracker's)
 
     @property
     def width(self):
@@ -41,12 +42,19 @@ class XConnection:
         self._async_errors.append(err)
 
     @contextlib.contextmanager
-    def checked(self, what):
-        """Run X requests, then sync: any X error (reply or async) becomes an `X11Error`."""
+    def checked(self, what, sync=True):
+        """Run X requests, then sync: any X error (reply or async) becomes an `X11Error`.
+
+        `sync=False` when the block ends with a request that waits for its reply: the server
+        answers in order, so that reply already came after every error of the block. A block
+        that sent nothing is not synced either.
+        """
         self._async_errors.clear()
+        serial = self.display.display.request_serial
         try:
             yield self.display
-            self.display.sync()
+            if sync and self.display.display.request_serial != serial:
+                self.display.sync()
         except xerror.XError as e:
             raise X11Error(f"{what}: {describe(e)}", type(e).__name__) from e
         except (xerror.ConnectionClosedError, OSError) as e:
@@ -58,7 +66,7 @@ class XConnection:
 
     def atom(self, name):
         if name not in self._atoms:
-            with self.checked(f"intern atom {name}") as d:
+            with self.checked(f"intern atom {name}", sync=False) as d:
                 self._atoms[name] = d.intern_atom(name)
         return self._atoms[name]
 
@@ -67,9 +75,10 @@ class XConnection:
         try:
             while self.display.pending_events():
                 ev = self.display.next_event()
-                if ev.type == X.MappingNotify:
-                    for listener in self.mapping_listeners:
-                        listener(ev)
+                listeners = (self.mapping_listeners if ev.type == X.MappingNotify
+                             else self.event_listeners)
+                for listener in listeners:
+                    listener(ev)
         except (xerror.ConnectionClosedError, OSError) as e:
             raise DisplayError(f"X connection lost: {e}") from e
 

@@ -28,16 +28,16 @@ def wait_until(predicate, timeout=5.0, interval=0.02):
 
 
 class Desktop:
-    def __init__(self, tmp):
+    def __init__(self, tmp, wm=True):
         self.tmp = tmp
         self.procs = []
         try:
-            self._start()
+            self._start(wm)
         except BaseException:
             self.close()
             raise
 
-    def _start(self):
+    def _start(self, wm):
         # -displayfd: Xvfb picks a free display itself and reports it once it accepts clients,
         # so parallel test runs cannot race for a display number.
         read_fd, write_fd = os.pipe()
@@ -51,11 +51,13 @@ class Desktop:
         self.env = dict(os.environ, DISPLAY=self.display)
         assert wait_until(lambda: self._has_root_prop("WM_NAME") is not None, 10), \
             f"cannot connect to Xvfb on {self.display}"
+        if not wm:
+            return
         for _ in range(3):  # openbox occasionally fails to open a just-started display
-            wm = self._spawn(["openbox", "--sm-disable"], "openbox")
-            if wait_until(lambda: wm.poll() is not None
+            openbox = self._spawn(["openbox", "--sm-disable"], "openbox")
+            if wait_until(lambda: openbox.poll() is not None
                           or self._has_root_prop("_NET_SUPPORTING_WM_CHECK"), 20) \
-                    and wm.poll() is None:
+                    and openbox.poll() is None:
                 return
         raise AssertionError("openbox did not start: " + (self.tmp / "openbox.log").read_text())
 
