@@ -62,6 +62,9 @@ try {
   console.log(`  CPU ms per ping:  ${perCall(pingCpu)}`);
   console.log(`  CPU ms per click: ${perCall(clickCpu)}`);
   for (const [key, values] of Object.entries(timings)) console.log(`  ${key.padEnd(24)} p50 ${p50(values)}`);
+  console.log(`screenshot 1280×800 p50 ${p50(shots)} ms`);
+  console.log(`  CPU ms per screenshot: ${perCall(shotCpu, N / 2)}`);
+  for (const [key, values] of Object.entries(shotTimings)) console.log(`  ${key.padEnd(24)} p50 ${p50(values)}`);
   xterm.kill();
   await client.close();
 } finally {
