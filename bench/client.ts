@@ -31,9 +31,17 @@ interface RawResult {
   _meta?: Record<string, unknown>;
 }
 
+/**
+ * The client transport passes one long-lived AbortSignal to every fetch, and Node 20's undici
+ * removes a fetch's abort listener only when the request is garbage-collected
+ * (nodejs/undici#5285), so thousands of back-to-back calls print MaxListenersExceededWarning.
+ * Each fetch gets its own signal that follows the transport's instead.
+ */
+const fetchWithOwnSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+
 export async function connectBench(url: string, apiKey: string): Promise<BenchClient> {
   const client = new Client({ name: 'deskgate-bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchWithOwnSignal, requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }));
   const call = async (name: string, args: Record<string, unknown> = {}): Promise<TimedCall> => {
     const started = performance.now();
     const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as RawResult;
