@@ -74,8 +74,25 @@ export class ActionClient {
       sentAt: now,
       ...(options.coordinateMode ? { coordinateMode: options.coordinateMode } : {}),
     };
+    // Registered before the enqueue: the reply may be read before the EVAL's own answer.
     const reply = new Promise<ActionReply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    const [queued, ...detail] = (await this.redis.eval(
+    let queued: number, detail: (string | number)[];
+    try {
+      [queued, ...detail] = await this.enqueue(options, request);
+    } catch (error) {
+      this.pending.delete(id);
+      throw error;
+    }
+    if (queued !== 1) {
+      this.pending.delete(id);
+      throw queued === 0 ? new DesktopGoneError() : new LockHeldError(String(detail[0]), Number(detail[1]));
+    }
+    return this.awaitReply(id, options, { epoch: Number(detail[0]), controller: options.controller }, reply);
+  }
+
+  /** Queues the request under the caller's lock: {1, epoch} | {0} gone | {-1, holder, lease left}. */
+  private async enqueue(options: SendOptions, request: Omit<ActionRequest, 'epoch'>): Promise<[number, ...(string | number)[]]> {
+    return (await this.redis.eval(
       enqueueScript,
       4,
       keys.desktopAlive(options.desktopId),
@@ -87,11 +104,6 @@ export class ActionClient {
       this.leaseMs,
       EPOCH_RETENTION_MS,
     )) as [number, ...(string | number)[]];
-    if (queued !== 1) {
-      this.pending.delete(id);
-      throw queued === 0 ? new DesktopGoneError() : new LockHeldError(String(detail[0]), Number(detail[1]));
-    }
-    return this.awaitReply(id, options, { epoch: Number(detail[0]), controller: options.controller }, reply);
   }
 
   private async awaitReply(id: string, options: SendOptions, holder: LockHolder, reply: Promise<ActionReply>): Promise<ActionReply> {
