@@ -83,6 +83,15 @@ describe('security of the vertical slice', () => {
     assert.equal((await listSessions()).status, 401);
   });
 
+  test('a body that is not JSON gets a JSON-RPC parse error, and the endpoint keeps serving', async () => {
+    for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": ', 'not json at all', '']) {
+      const response = await post(stack.mcpUrl, { authorization: `Bearer ${stack.apiKey}` }, body);
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.equal(((await response.json()) as { error: { code: number } }).error.code, -32700);
+    }
+    assert.ok(!(await alice.call('list_granted_applications')).isError);
+  });
+
   test('a hostile Origin is refused even with a valid key', async () => {
     const response = await post(stack.mcpUrl, { authorization: `Bearer ${stack.apiKey}`, origin: 'http://evil.example' });
     assert.equal(response.status, 403);

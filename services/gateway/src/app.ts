@@ -3,7 +3,6 @@
  * health probes passes Host/Origin validation, the body limit and API-key authentication.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
 import { COORDINATE_MODES, type CoordinateMode, type Surface } from '@deskgate/computer-use';
 import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, sessionName, type AuditLog } from '@deskgate/dispatch';
@@ -20,6 +19,7 @@ import { createCallAuditor } from './mcp/call-auditor.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { createServerFactory, type CallScope } from './mcp/server-factory.ts';
 import { bearerAuth, type AuthEnv } from './middleware/bearer-auth/index.ts';
+import { declaredBodyLimit } from './middleware/declared-body-limit/index.ts';
 import { controllerOf } from './sessions/controller.ts';
 import type { SessionRouter } from './sessions/session-router.ts';
 
@@ -53,7 +53,7 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
   if (config.allowedHosts) guarded.use(hostHeaderValidation(config.allowedHosts));
   guarded.use(originValidation(config.allowedOrigins));
   guarded.use(
-    bodyLimit({
+    declaredBodyLimit({
       maxSize: config.maxBodyBytes,
       onError: (c) => c.json({ error: 'payload_too_large', message: `Request bodies are limited to ${config.maxBodyBytes} bytes.` }, 413),
     }),

@@ -22,7 +22,7 @@ export interface McpEndpointOptions {
 export function createMcpEndpoint(factory: McpServerFactory, options: McpEndpointOptions) {
   const modern = createMcpHandler(factory, { legacy: 'reject', maxRequestBodySize: options.maxBodyBytes, onerror: options.onerror });
 
-  async function serveLegacy(request: Request, authInfo: AuthInfo): Promise<Response> {
+  async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
     // Stateless: no session to stream to or resume, so only POST is served.
     if (request.method !== 'POST') {
       return Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, { status: 405, headers: { Allow: 'POST' } });
@@ -34,11 +34,21 @@ export function createMcpEndpoint(factory: McpServerFactory, options: McpEndpoin
     // No close(): with a JSON response the exchange is complete when handleRequest resolves,
     // nothing of it is referenced from outside, and closing would build a "connection
     // closed" error (with its stack) for every call only to find nothing pending.
-    return transport.handleRequest(request, { authInfo });
+    return transport.handleRequest(request, { authInfo, parsedBody });
   }
 
   return async function serve(request: Request, authInfo: AuthInfo): Promise<Response> {
-    const legacy = await isLegacyRequest(request, undefined, { maxRequestBodySize: options.maxBodyBytes });
-    return legacy ? serveLegacy(request, authInfo) : modern.fetch(request, { authInfo });
+    // Read and parsed once here (the size limit is the gateway's); the SDK would otherwise
+    // clone the request to classify it, then read the body again.
+    let parsedBody: unknown;
+    if (request.method === 'POST') {
+      try {
+        parsedBody = JSON.parse(await request.text());
+      } catch {
+        return Response.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid JSON' }, id: null }, { status: 400 });
+      }
+    }
+    const legacy = await isLegacyRequest(request, parsedBody, { maxRequestBodySize: options.maxBodyBytes });
+    return legacy ? serveLegacy(request, authInfo, parsedBody) : modern.fetch(request, { authInfo, parsedBody });
   };
 }
