@@ -46,7 +46,8 @@ export function actionRunner(
     const workerMs = performance.now() - started;
     const outcome = result.isError ? (result.structuredContent?.error?.kind ?? 'error') : 'ok';
     metrics.actionSeconds.observe({ tool: findTool(request.tool) ? request.tool : 'unknown', outcome }, workerMs / 1000);
-    log.info({ tenant: owner.tenant, session: owner.name, desktop: desktop.id, tool: request.tool, outcome, ms: Math.round(workerMs * 100) / 100 }, 'action');
+    // The gateway logs every call (the audit line); this one adds the worker's side, for debugging.
+    log.debug({ tenant: owner.tenant, session: owner.name, desktop: desktop.id, tool: request.tool, outcome, ms: Math.round(workerMs * 100) / 100 }, 'action');
     return {
       result,
       timings: { toolMs, workerMs, ...desktop.executor.takeTimings() },
