@@ -9,6 +9,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 export type Timings = Record<string, number>;
 
+/** Every bench session works on its desktop's xterm, which this policy makes a full-tier app. */
+export const BENCH_POLICY_FILE = new URL('./policy.json', import.meta.url).pathname;
+
 export interface TimedCall {
   ms: number;
   timings: Timings;
@@ -49,7 +52,7 @@ export async function connectBench(url: string, apiKey: string): Promise<BenchCl
     const text = (result.content ?? []).map((block) => (block.type === 'text' ? (block.text ?? '') : `[${block.type}]`)).join(' ');
     return { ms, timings: (result._meta?.['deskgate/timings'] as Timings | undefined) ?? {}, isError: result.isError === true, text };
   };
-  // Every bench session works on the desktop's xterm (classified full-tier by bench/policy.json).
+  // Every bench session works on the desktop's xterm (full tier under BENCH_POLICY_FILE).
   const access = await call('request_access', { apps: ['xterm'], reason: 'benchmark' });
   if (access.isError) throw new Error(`request_access failed: ${access.text.slice(0, 300)}`);
   return {

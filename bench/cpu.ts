@@ -5,6 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Stack } from '../scripts/lib/stack.ts';
+import type { DesktopFacts } from '../tests/support/desktops.ts';
+import { desktopPids } from './desktop.ts';
 
 let ticksPerSecond = 100;
 try {
@@ -40,6 +43,21 @@ export function redisPid(redisUrl: string): number | undefined {
     }
   }
   return undefined;
+}
+
+/** The processes behind a stack and its desktops, grouped as the CPU figures name them. */
+export function stackPidGroups(stack: Pick<Stack, 'gateway' | 'worker' | 'redisUrl'>, desktops: DesktopFacts[]): PidGroups {
+  const pids = desktops.map((facts) => desktopPids(facts));
+  const collect = (key: string) => pids.map((p) => p[key]).filter((pid): pid is number => typeof pid === 'number');
+  return {
+    gateway: [stack.gateway.process.pid!],
+    worker: [stack.worker.process.pid!],
+    redis: [redisPid(stack.redisUrl)].filter((pid): pid is number => typeof pid === 'number'),
+    'input helpers': collect('input'),
+    Xvfb: collect('xvfb'),
+    openbox: collect('openbox'),
+    'capture helpers': collect('capture'),
+  };
 }
 
 export interface CpuMeter {

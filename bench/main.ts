@@ -11,9 +11,9 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { targetImageSize } from '@deskgate/computer-use';
 import { repoRoot, startStack, type Stack } from '../scripts/lib/stack.ts';
-import { connectBench, type BenchClient } from './client.ts';
-import { startCpuMeter, redisPid, type PidGroups } from './cpu.ts';
-import { desktopMemory, desktopPids, memoryOf, sessionDesktop, showContent } from './desktop.ts';
+import { BENCH_POLICY_FILE, connectBench, type BenchClient } from './client.ts';
+import { stackPidGroups, startCpuMeter } from './cpu.ts';
+import { desktopMemory, memoryOf, sessionDesktop, showContent } from './desktop.ts';
 import { breakdown, measureAction, TYPE_TEXT, type ActionRun } from './e2e.ts';
 import { captureFloor, httpRoundTrip, mcpPing, xtestClickFloor, type CaptureFloor } from './floors.ts';
 import { imagemagickConvert, pythonSpawnClick, scrotConvert, xdotoolClick } from './peers.ts';
@@ -47,7 +47,7 @@ async function bringUp(size: { width: number; height: number }, extra: Record<st
       DESKGATE_LOG_LEVEL: 'info',
       DESKGATE_SESSION_IDLE_SECONDS: '3600',
       // The bench types into its xterm, so it classifies xterm as a full-tier app.
-      DESKGATE_POLICY_FILE: new URL('./policy.json', import.meta.url).pathname,
+      DESKGATE_POLICY_FILE: BENCH_POLICY_FILE,
       ...extra,
     },
     tenant: 'bench',
@@ -226,17 +226,7 @@ async function runSmallStack(): Promise<void> {
       const clients = await openSessions(stack, 'scale', most);
       cleanups.push(() => void Promise.all(clients.map((c) => c.close().catch(() => undefined))));
       const desktops = await Promise.all(clients.map((_, i) => sessionDesktop(stack.redisUrl, stack.tenant, `scale-${i}`)));
-      const pids = desktops.map((facts) => desktopPids(facts));
-      const collect = (key: string) => pids.map((p) => p[key]).filter((pid): pid is number => typeof pid === 'number');
-      const groups: PidGroups = {
-        gateway: [stack.gateway.process.pid!],
-        worker: [stack.worker.process.pid!],
-        redis: [redisPid(stack.redisUrl)].filter((pid): pid is number => typeof pid === 'number'),
-        'input helpers': collect('input'),
-        Xvfb: collect('xvfb'),
-        openbox: collect('openbox'),
-        'capture helpers': collect('capture'),
-      };
+      const groups = stackPidGroups(stack, desktops);
       for (const level of LEVELS) {
         progress(`scale: ${level} session(s) clicking for ${LOAD_SECONDS} s`);
         const outcome = await clickLoad(clients.slice(0, level), LOAD_SECONDS, point, () => startCpuMeter(groups));

@@ -9,9 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack } from '../scripts/lib/stack.ts';
-import { connectBench } from './client.ts';
-import { redisPid, startCpuMeter } from './cpu.ts';
-import { desktopPids } from './desktop.ts';
+import { BENCH_POLICY_FILE, connectBench } from './client.ts';
+import { stackPidGroups, startCpuMeter } from './cpu.ts';
 import { sessionDesktop, showContent } from './desktop.ts';
 import { summarize } from './stats.ts';
 
@@ -20,23 +19,26 @@ const stack = await startStack({
   env: {
     REDIS_URL: '',
     DESKGATE_PORT: '0',
-    DESKGATE_POLICY_FILE: new URL('./policy.json', import.meta.url).pathname,
+    DESKGATE_POLICY_FILE: BENCH_POLICY_FILE,
   },
   tenant: 'bench',
   logDir: mkdtempSync(join(tmpdir(), 'deskgate-profile-')),
 });
 try {
   const client = await connectBench(`${stack.mcpUrl}/profile`, stack.apiKey);
-  const xterm = await showContent((await sessionDesktop(stack.redisUrl, stack.tenant, 'profile')).display);
+  const facts = await sessionDesktop(stack.redisUrl, stack.tenant, 'profile');
+  const xterm = await showContent(facts.display);
   const point = { coordinate: [300, 200] };
   await client.ok('screenshot');
-  for (let i = 0; i < 100; i++) await client.ok('left_click', point), await client.ping();
+  // Warm-up: fresh services are slower until V8 has optimised their hot paths.
+  for (let i = 0; i < 100; i++) {
+    await client.ok('left_click', point);
+    await client.ping();
+  }
   const pings: number[] = [];
   const clicks: number[] = [];
   const timings: Record<string, number[]> = {};
-  const facts = await sessionDesktop(stack.redisUrl, stack.tenant, 'profile');
-  const desktop = Object.fromEntries(Object.entries(desktopPids(facts)).filter(([, pid]) => pid !== undefined).map(([name, pid]) => [name, [pid!]]));
-  const groups = { gateway: [stack.gateway.process.pid!], worker: [stack.worker.process.pid!], redis: [redisPid(stack.redisUrl)!], ...desktop };
+  const groups = stackPidGroups(stack, [facts]);
   const pingMeter = startCpuMeter(groups);
   for (let i = 0; i < N; i++) pings.push(await client.ping());
   const pingCpu = pingMeter.stop();

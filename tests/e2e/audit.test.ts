@@ -4,6 +4,7 @@
  * outcome, kind and duration; typed text is redacted from both unless configured otherwise;
  * the API is authenticated and tenant-scoped; the log keeps at most the configured entries.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +41,7 @@ async function toolCallLines(stack: Stack, count: number): Promise<{ raw: string
     const raw = readFileSync(`${stack.logDir}/gateway.log`, 'utf8');
     const lines = raw.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.msg === 'tool call');
     if (lines.length >= count || Date.now() > until) return { raw, lines };
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 

@@ -4,6 +4,7 @@
  * tools, through the same gates. The tenant policy grants the probe on start, as an agent loop
  * written for Anthropic's tool never calls request_access.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +69,7 @@ test('an Anthropic-style action sequence has the same effects as the native tool
   skip = probe.events().length;
   const scrolled = await computer.call('computer', { action: 'scroll', coordinate: centre(area), scroll_direction: 'down', scroll_amount: 3 });
   assert.ok(!scrolled.isError, JSON.stringify(scrolled).slice(0, 600));
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   assert.equal(probe.since(skip).filter((e) => e.type === 'press' && e.button === 5).length, 3);
 
   const zoomed = decodeJpeg(imageOf(await computer.call('computer', { action: 'zoom', region: [area.x + 10, area.y + 10, area.x + 110, area.y + 60] })).data);

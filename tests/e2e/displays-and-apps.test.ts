@@ -6,6 +6,7 @@
  * ?coordinate_mode=normalized_0_100 hits the same target with percentages as a pixels session
  * with screenshot pixels.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -40,7 +41,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 5000) {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 

@@ -5,6 +5,7 @@
  * system shortcuts, pixel staleness, the kill switch, and human approval across tenants.
  * The probes pose as real apps through their WM_CLASS (XTerm, firefox-esr).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -33,7 +34,7 @@ const centre = (r: Rect): [number, number] => [Math.round(r.x + r.width / 2), Ma
 const inputEvents = (probe: Probe, skip: number) => probe.since(skip).filter((e) => ['press', 'release', 'key', 'button', 'text'].includes(e.type));
 const marks = () => Object.fromEntries(Object.entries(probes).map(([name, probe]) => [name, probe.events().length]));
 const nothingSince = async (mark: Record<string, number>) => {
-  await new Promise((resolve) => setTimeout(resolve, 250));
+  await sleep(250);
   for (const [name, probe] of Object.entries(probes)) assert.deepEqual(inputEvents(probe, mark[name] ?? 0), [], `${name} received nothing`);
 };
 const ok = (result: ToolResult) => assert.ok(!result.isError, textOf(result));
@@ -146,7 +147,7 @@ test('a screen that changed under the target refuses the click until a new scree
     cover.stop();
     // Let the probe beneath redraw the area the cover leaves before the next screenshot.
     await new Promise((resolve) => cover.process.once('exit', resolve));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
   }
 });
 
@@ -183,27 +184,32 @@ test('the clipboard guard: stashed and cleared while a click-tier terminal is in
 test('the kill switch empties tools/list and refuses every tool until it is off', async () => {
   const on = await api('/v1/killswitch', stack.apiKey, { method: 'PUT', body: JSON.stringify({ on: true }) });
   assert.equal(on.status, 200);
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  await sleep(600);
   assert.deepEqual(await mcp.listTools(), []);
   refused(await mcp.call('screenshot'), 'disabled');
   refused(await mcp.call('list_granted_applications'), 'disabled');
   assert.equal((await api('/v1/killswitch', stack.apiKey, { method: 'PUT', body: '{"on":"yes"}' })).status, 400);
   await api('/v1/killswitch', stack.apiKey, { method: 'PUT', body: JSON.stringify({ on: false }) });
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  await sleep(600);
   assert.ok((await mcp.listTools()).length > 0);
   assert.ok(!(await mcp.call('screenshot')).isError);
 });
+
+/** The id of the humans tenant's first pending access request, waiting up to 10 s for one ('' if none). */
+async function pendingApproval(): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const list = (await (await api('/v1/approvals', humansKey)).json()) as { approvals: { id: string }[] };
+    if (list.approvals[0]) return list.approvals[0].id;
+    await sleep(100);
+  }
+  return '';
+}
 
 test('human approval: the request waits, another tenant cannot decide it, the owner approves or denies', async () => {
   const human = await connect('2026-07-28', `${stack.mcpUrl}/approvals`, humansKey);
   try {
     const pending = human.call('request_access', { apps: ['DeskgateProbe'], reason: 'please' });
-    let id = '';
-    for (let i = 0; i < 100 && !id; i++) {
-      const list = (await (await api('/v1/approvals', humansKey)).json()) as { approvals: { id: string; apps: string[] }[] };
-      id = list.approvals[0]?.id ?? '';
-      if (!id) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const id = await pendingApproval();
     assert.ok(id, 'the request is listed for its tenant');
     assert.deepEqual(((await (await api('/v1/approvals', stack.apiKey)).json()) as { approvals: unknown[] }).approvals, [], 'and for no other tenant');
     assert.equal((await api(`/v1/approvals/${id}`, stack.apiKey, { method: 'POST', body: JSON.stringify({ decision: 'approve' }) })).status, 404);
@@ -213,12 +219,7 @@ test('human approval: the request waits, another tenant cannot decide it, the ow
     assert.deepEqual(granted.granted.map((g) => g.app), ['DeskgateProbe']);
 
     const second = human.call('request_access', { apps: ['xterm'], reason: 'again' });
-    let id2 = '';
-    for (let i = 0; i < 100 && !id2; i++) {
-      const list = (await (await api('/v1/approvals', humansKey)).json()) as { approvals: { id: string }[] };
-      id2 = list.approvals[0]?.id ?? '';
-      if (!id2) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const id2 = await pendingApproval();
     await api(`/v1/approvals/${id2}`, humansKey, { method: 'POST', body: JSON.stringify({ decision: 'deny' }) });
     const denied = (await second).structuredContent as { granted: unknown[]; denied: string[] };
     assert.deepEqual([denied.granted, denied.denied], [[], ['xterm']]);
@@ -236,7 +237,7 @@ test('a window hidden as not granted comes back once its app is granted', async 
   const result = await mcp.call('request_access', { apps: ['Stranger'], reason: 'now it is needed' });
   assert.equal((result.structuredContent as { restored?: string[] }).restored?.length, 1, textOf(result));
   assert.match(textOf(result), /Brought back/);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   const after = decodeJpeg(imageOf(await mcp.call('screenshot')).data);
   assert.ok(closeTo(after.pixel(...at), hex('#cc3366')), 'the stranger shows again');
   const again = await mcp.call('request_access', { apps: ['Stranger'], reason: 'twice' });

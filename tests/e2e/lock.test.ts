@@ -6,6 +6,7 @@
  * fencing epoch is refused by the worker; the holder can hand the desktop over at once.
  * The lease is 1.5 s here so expiry is quick to see (30 s by default).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,6 @@ import { Probe } from '../support/probe.ts';
 const LEASE_MS = 1500;
 const SESSION = 'shared';
 const dir = mkdtempSync(join(tmpdir(), 'deskgate-lock-'));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let stack: Stack;
 let redis: Redis;

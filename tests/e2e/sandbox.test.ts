@@ -2,6 +2,7 @@
  * The README's start command as a user runs it: the sandbox prints an MCP endpoint and an API
  * key that work, and Ctrl-C (SIGINT) stops every process it started.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -70,7 +71,7 @@ test('npm start prints a working endpoint and key, and Ctrl-C leaves no process 
   const exited = new Promise<number | null>((resolve) => sandbox.once('exit', resolve));
   sandbox.kill('SIGINT');
   assert.equal(await exited, 0);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   const left = started.filter(alive);
   assert.deepEqual(left, [], `every process the sandbox started is gone: ${left.length ? execFileSync('ps', ['-o', 'pid=,stat=,args=', '-p', left.join(',')]).toString() : ''}`);
 });

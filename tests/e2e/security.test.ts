@@ -3,6 +3,7 @@
  * Origin/Host validation, bad input that changes nothing, and helpers that are started once
  * per desktop and survive being killed.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -79,7 +80,7 @@ describe('security of the vertical slice', () => {
     assert.equal((await listSessions()).status, 200);
     // Revoked from another process (as `npm run keys -- revoke` does), not through this gateway.
     assert.equal(await new ApiKeyStore(redis).revoke(keyId), true);
-    await new Promise((resolve) => setTimeout(resolve, VERIFY_CACHE_MS + 100));
+    await sleep(VERIFY_CACHE_MS + 100);
     assert.equal((await listSessions()).status, 401);
   });
 
@@ -117,7 +118,7 @@ describe('security of the vertical slice', () => {
       assert.ok(closeTo(aliceShot.pixel(x, y), hex(COLOR)), 'A still sees its window');
       assert.ok(!(await bob.call('left_click', { coordinate: [x, y] })).isError);
       await bob.call('type', { text: 'from tenant b' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await sleep(300);
       assert.deepEqual(probe.since(skip), [], 'A\'s app received nothing from B');
       assert.notEqual((await desktopOf(redis, 'tenant-b', 'shared')).id, (await desktopOf(redis, 'tenant-a', 'shared')).id);
 
@@ -155,7 +156,7 @@ describe('security of the vertical slice', () => {
     }
     const huge = await rawPost(`${stack.mcpUrl}/shared`, { authorization: `Bearer ${stack.apiKey}` }, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'type', arguments: { text: 'y'.repeat(2_000_000) } } }));
     assert.equal(huge, 413);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     assert.deepEqual(probe.since(skip).filter((e) => e.type !== 'motion_drag'), [], 'the app received nothing');
     assert.ok(!(await alice.call('screenshot')).isError, 'still serving');
   });
@@ -171,7 +172,7 @@ describe('security of the vertical slice', () => {
 
     process.kill(before.inputPid, 'SIGKILL');
     process.kill(before.capturePid, 'SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     const moved = await alice.call('mouse_move', { coordinate: [42, 24] });
     assert.ok(!moved.isError, textOf(moved));
     assert.equal(textOf(await alice.call('cursor_position')), '(42, 24)');

@@ -4,6 +4,7 @@
  * helpers, and the probe app on the desktop records what actually arrived. Runs at two
  * display sizes so the screenshot scaling and the coordinate mapping are both exercised.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -203,7 +204,7 @@ for (const size of SIZES) {
           assert.deepEqual([batch.failed.index, batch.failed.kind], [3, 'state_conflict']);
           assert.deepEqual(batch.remaining, ['type']);
           await probe!.waitFor((e) => e.type === 'text' && e.value === 'batch-one', 5000, skip);
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          await sleep(300);
           assert.equal(probe!.lastText(skip), 'batch-one', 'nothing after the failure ran');
         });
 
@@ -233,7 +234,7 @@ for (const size of SIZES) {
           await mcp.call('type', { text: ' + app' });
           await mcp.call('key', { text: 'ctrl+a' });
           await mcp.call('key', { text: 'ctrl+c' });
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await sleep(200);
           assert.equal(textOf(await mcp.call('read_clipboard')), `${sent} + app`);
           const tooLong = await mcp.call('write_clipboard', { text: 'x'.repeat(200_001) });
           assert.equal(tooLong.structuredContent?.error?.kind, 'bad_args');

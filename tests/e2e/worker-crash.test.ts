@@ -3,6 +3,7 @@
  * actions queued behind are never replayed (not by the next worker, not later), and the
  * session carries on with a fresh desktop.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,10 +51,10 @@ test('a worker killed mid-action: clear errors, no replay, a fresh desktop next'
 
   const started = Date.now();
   const waiting = mcp.call('wait', { duration: 5 });
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   // Queued behind the wait on the same desktop.
   const clicking = mcp.call('left_click', { coordinate: [button.x + button.width / 2, button.y + button.height / 2] });
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   const skip = probe.events().length;
   deadWorkerGroup = stack.worker.process.pid!;
   process.kill(deadWorkerGroup, 'SIGKILL');
@@ -75,6 +76,6 @@ test('a worker killed mid-action: clear errors, no replay, a fresh desktop next'
   const clicked2 = await mcp.call('left_click', { coordinate: [10, 10] });
   assert.ok(!clicked2.isError, textOf(clicked2));
 
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
   assert.deepEqual(probe.since(skip).filter((event) => event.type === 'press' || event.type === 'button'), [], 'the queued click never ran');
 });

@@ -2,6 +2,7 @@
  * The probe app (tests/probe/probe_app.py) on a session's desktop: every event it receives is
  * a JSON line in a file the tests read.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,7 +78,7 @@ export class Probe {
       const found = this.since(skip).find(match);
       if (found) return found;
       if (Date.now() > until) throw new Error(`probe event not seen within ${timeoutMs} ms; last events: ${JSON.stringify(this.events().slice(-8))}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
     }
   }
 

@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
 import { COORDINATE_MODES, type CoordinateMode, type Surface } from '@deskgate/computer-use';
-import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, sessionName, type AuditLog } from '@deskgate/dispatch';
+import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, type AuditLog } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyStore } from './auth/api-keys.ts';
@@ -21,6 +21,7 @@ import { createServerFactory, type CallScope } from './mcp/server-factory.ts';
 import { bearerAuth, type AuthEnv } from './middleware/bearer-auth/index.ts';
 import { declaredBodyLimit } from './middleware/declared-body-limit/index.ts';
 import { controllerOf } from './sessions/controller.ts';
+import { sessionFrom } from './sessions/session-param.ts';
 import type { SessionRouter } from './sessions/session-router.ts';
 
 export interface AppDeps {
@@ -62,9 +63,8 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
 
   const serveMcp = (name: string, surface: Surface) =>
     guarded.all(name, async (c) => {
-      const requested = c.req.param('session') ?? DEFAULT_SESSION;
-      const parsed = sessionName.safeParse(requested);
-      if (!parsed.success) return c.json({ error: 'bad_session_name', message: parsed.error.issues[0]!.message }, 400);
+      const session = sessionFrom(c, DEFAULT_SESSION);
+      if (!session.ok) return session.response;
       // ?coordinate_mode= picks a new session's coordinate space; Anthropic's tool is pixels only.
       const mode = c.req.query('coordinate_mode') ?? 'pixels';
       const allowed: readonly string[] = surface === 'computer' ? ['pixels'] : COORDINATE_MODES;
@@ -72,11 +72,11 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
         return c.json({ error: 'bad_coordinate_mode', message: `coordinate_mode must be one of: ${allowed.join(', ')}.` }, 400);
       }
       const controller = controllerOf(c);
-      if (!controller.ok) return c.json({ error: 'bad_controller', message: controller.message }, 400);
+      if (!controller.ok) return controller.response;
       const scope: CallScope = {
-        ref: { tenant: c.var.principal.tenant, name: parsed.data },
+        ref: { tenant: c.var.principal.tenant, name: session.value },
         keyId: c.var.principal.keyId,
-        controller: controller.controller,
+        controller: controller.value,
         surface,
         coordinateMode: mode as CoordinateMode,
       };
@@ -90,10 +90,10 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
 
   guarded.get('/v1/sessions', async (c) => c.json({ sessions: await router.list(c.var.principal.tenant) }));
   guarded.delete('/v1/sessions/:session', async (c) => {
-    const parsed = sessionName.safeParse(c.req.param('session'));
-    if (!parsed.success) return c.json({ error: 'bad_session_name', message: parsed.error.issues[0]!.message }, 400);
-    const ended = await router.end({ tenant: c.var.principal.tenant, name: parsed.data });
-    return ended ? c.json({ ended: parsed.data }) : c.json({ error: 'not_found', message: `No session "${parsed.data}".` }, 404);
+    const session = sessionFrom(c);
+    if (!session.ok) return session.response;
+    const ended = await router.end({ tenant: c.var.principal.tenant, name: session.value });
+    return ended ? c.json({ ended: session.value }) : c.json({ error: 'not_found', message: `No session "${session.value}".` }, 404);
   });
 
   guarded.get('/v1/sessions/:session/audit', auditRoute(audit));

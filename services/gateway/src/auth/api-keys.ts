@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys, tenantId } from '@deskgate/dispatch';
+import { ShortLivedCache } from '../cache/short-lived-cache.ts';
 
 export interface Principal {
   tenant: string;
@@ -16,12 +17,11 @@ export interface Principal {
 
 const PREFIX = 'dg_';
 export const VERIFY_CACHE_MS = 500;
-const VERIFY_CACHE_MAX = 10_000;
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 export class ApiKeyStore {
-  private readonly verified = new Map<string, { at: number; principal: Principal }>();
+  private readonly verified = new ShortLivedCache<Principal>(VERIFY_CACHE_MS);
 
   constructor(private readonly redis: Redis) {}
 
@@ -37,15 +37,11 @@ export class ApiKeyStore {
     if (!key.startsWith(PREFIX) || key.length > 200) return null;
     const hash = hashKey(key);
     const cached = this.verified.get(hash);
-    if (cached && performance.now() - cached.at < VERIFY_CACHE_MS) return cached.principal;
+    if (cached) return cached;
     const record = await this.redis.hget(keys.apiKeys(), hash);
-    if (!record) {
-      this.verified.delete(hash);
-      return null;
-    }
+    if (!record) return null;
     const { tenant, keyId } = JSON.parse(record) as Principal;
-    if (this.verified.size >= VERIFY_CACHE_MAX) this.verified.clear();
-    this.verified.set(hash, { at: performance.now(), principal: { tenant, keyId } });
+    this.verified.set(hash, { tenant, keyId });
     return { tenant, keyId };
   }
 

@@ -5,8 +5,9 @@
  */
 import type { Context } from 'hono';
 import { z } from 'zod';
-import { AUDIT_DEFAULTS, STREAM_ID, sessionName, type AuditLog } from '@deskgate/dispatch';
+import { AUDIT_DEFAULTS, STREAM_ID, type AuditLog } from '@deskgate/dispatch';
 import type { AuthEnv } from '../middleware/bearer-auth/index.ts';
+import { sessionFrom } from '../sessions/session-param.ts';
 
 const COUNT_RULE = `count is a whole number from 1 to ${AUDIT_DEFAULTS.readCountMax}`;
 
@@ -22,15 +23,15 @@ const auditQuery = z.object({
 
 export function auditRoute(audit: AuditLog) {
   return async function readAudit(c: Context<AuthEnv>) {
-    const session = sessionName.safeParse(c.req.param('session'));
-    if (!session.success) return c.json({ error: 'bad_session_name', message: session.error.issues[0]!.message }, 400);
+    const session = sessionFrom(c);
+    if (!session.ok) return session.response;
     const query = auditQuery.safeParse(c.req.query());
     if (!query.success) {
       const message = query.error.issues.map((issue) => issue.message).join('; ');
       return c.json({ error: 'bad_query', message }, 400);
     }
     const { count, before } = query.data;
-    const entries = await audit.read(c.var.principal.tenant, session.data, { count, before });
-    return c.json({ session: session.data, entries, next: entries.length === count ? entries.at(-1)!.id : null });
+    const entries = await audit.read(c.var.principal.tenant, session.value, { count, before });
+    return c.json({ session: session.value, entries, next: entries.length === count ? entries.at(-1)!.id : null });
   };
 }

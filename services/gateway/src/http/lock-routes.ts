@@ -4,9 +4,10 @@
  * act on the authenticated key's tenant only; only the holder can release.
  */
 import { Hono, type Context } from 'hono';
-import { describeController, sessionName, type DesktopLocks } from '@deskgate/dispatch';
+import { describeController, type DesktopLocks } from '@deskgate/dispatch';
 import type { AuthEnv } from '../middleware/bearer-auth/index.ts';
 import { controllerOf } from '../sessions/controller.ts';
+import { sessionFrom } from '../sessions/session-param.ts';
 import type { SessionRouter } from '../sessions/session-router.ts';
 
 export function lockRoutes(router: SessionRouter, locks: DesktopLocks) {
@@ -14,12 +15,12 @@ export function lockRoutes(router: SessionRouter, locks: DesktopLocks) {
 
   /** The caller's controller id and the session's desktop, or the error response. */
   async function resolve(c: Context<AuthEnv>) {
-    const session = sessionName.safeParse(c.req.param('session'));
-    if (!session.success) return { error: c.json({ error: 'bad_session_name', message: session.error.issues[0]!.message }, 400) };
+    const session = sessionFrom(c);
+    if (!session.ok) return { error: session.response };
     const controller = controllerOf(c);
-    if (!controller.ok) return { error: c.json({ error: 'bad_controller', message: controller.message }, 400) };
-    const desktopId = await router.desktopOf({ tenant: c.var.principal.tenant, name: session.data });
-    return { session: session.data, controller: controller.controller, desktopId };
+    if (!controller.ok) return { error: controller.response };
+    const desktopId = await router.desktopOf({ tenant: c.var.principal.tenant, name: session.value });
+    return { session: session.value, controller: controller.value, desktopId };
   }
 
   routes.get('/v1/sessions/:session/lock', async (c) => {

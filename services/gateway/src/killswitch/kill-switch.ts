@@ -5,20 +5,19 @@
  */
 import type { Redis } from 'ioredis';
 import { keys } from '@deskgate/dispatch';
-
-const CACHE_MS = 500;
+import { ShortLivedCache } from '../cache/short-lived-cache.ts';
 
 export class KillSwitch {
-  private readonly cache = new Map<string, { at: number; on: boolean }>();
+  private readonly cache = new ShortLivedCache<boolean>(500);
 
   constructor(private readonly redis: Redis) {}
 
   async isOn(tenant: string): Promise<boolean> {
     const cached = this.cache.get(tenant);
-    if (cached && performance.now() - cached.at < CACHE_MS) return cached.on;
+    if (cached !== undefined) return cached;
     const [global, own] = await this.redis.mget(keys.killSwitch(), keys.tenantKillSwitch(tenant));
     const on = global === '1' || own === '1';
-    this.cache.set(tenant, { at: performance.now(), on });
+    this.cache.set(tenant, on);
     return on;
   }
 

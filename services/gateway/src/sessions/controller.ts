@@ -6,15 +6,16 @@
 import type { Context } from 'hono';
 import { controllerLabel } from '@deskgate/dispatch';
 import type { AuthEnv } from '../middleware/bearer-auth/index.ts';
+import type { FromRequest } from './session-param.ts';
 
 export const CONTROLLER_HEADER = 'Deskgate-Controller';
 
-export type ControllerResult = { ok: true; controller: string } | { ok: false; message: string };
-
-export function controllerOf(c: Context<AuthEnv>): ControllerResult {
+export function controllerOf(c: Context<AuthEnv>): FromRequest<string> {
   const keyId = c.var.principal.keyId;
   const header = c.req.header(CONTROLLER_HEADER);
-  if (header === undefined) return { ok: true, controller: keyId };
+  if (header === undefined) return { ok: true, value: keyId };
   const label = controllerLabel.safeParse(header);
-  return label.success ? { ok: true, controller: `${keyId}/${label.data}` } : { ok: false, message: label.error.issues[0]!.message };
+  return label.success
+    ? { ok: true, value: `${keyId}/${label.data}` }
+    : { ok: false, response: c.json({ error: 'bad_controller', message: label.error.issues[0]!.message }, 400) };
 }
