@@ -96,6 +96,8 @@ test('a click-tier terminal gets plain left clicks and scrolls, never typing or 
   const mark = marks();
   assert.ok(!(await mcp.call('left_click', { coordinate: at })).isError);
   await probes.terminal!.waitFor((e) => e.type === 'press' && e.button === 1, 5000, mark.terminal);
+  // The probe records events as its toolkit gets round to them: the click is over once its release is in.
+  await probes.terminal!.waitFor((e) => e.type === 'release' && e.button === 1, 5000, mark.terminal);
   const mark2 = marks();
   const typed = await mcp.call('type', { text: 'rm -rf /' });
   refused(typed, 'tier_insufficient');
@@ -115,7 +117,9 @@ test('a read-tier browser gets no input at all', async () => {
 
 test('system shortcuts are refused without systemKeyCombos and allowed with it', async () => {
   await mcp.call('screenshot');
+  const before = probes.app!.events().length;
   assert.ok(!(await mcp.call('left_click', { coordinate: centre(probes.app!.ready.text) })).isError);
+  await probes.app!.waitFor((e) => e.type === 'release' && e.button === 1, 5000, before);
   const mark = marks();
   for (const chord of ['ctrl+alt+backspace', 'ctrl+alt+f2', 'alt+f4', 'cmd+q+a', 'Control+Alt+F2']) {
     refused(await mcp.call('key', { text: chord }), 'blocked_key_combo');
