@@ -45,11 +45,62 @@ export interface AppInfo {
   wmClass: [string, string] | null;
   pid: number | null;
   exe: string | null;
+  /** The .desktop id of the app the window belongs to ("mousepad", "org.gnome.Terminal"), when one matches. */
+  desktopId?: string | null;
 }
 
 export interface WindowInfo extends AppInfo, Rect {
   window: number;
   mapped: boolean;
+}
+
+/**
+ * What the X server has at a point, or holding the keyboard focus:
+ * - client: a managed top-level client window (`window` is the client, `app` its identity);
+ * - decoration: the window manager's frame around a client (title bar, borders), not the client;
+ * - popup: an override-redirect window (menu, tooltip, dropdown); `app` is its own identity,
+ *   or that of the client window of the same process;
+ * - root: the desktop background (nothing but the root window there);
+ * - none: nothing holds the focus (None or PointerRoot: keys would follow the pointer);
+ * - unknown: anything else (the window manager's own windows, unmanaged windows).
+ */
+export type SurfaceKind = 'client' | 'decoration' | 'popup' | 'root' | 'none' | 'unknown';
+
+export interface Surface {
+  kind: SurfaceKind;
+  window: number | null;
+  app: AppInfo | null;
+}
+
+/** A key chord as X keysyms, resolved and checked by the core before the input layer sees it. */
+export type KeysymChord = number[];
+
+/** Everything the gates judge an input action by, read in one round trip to the input layer. */
+export interface GateFacts {
+  /** Top-level client windows, bottom to top. */
+  windows: WindowInfo[];
+  /** The real X input focus, resolved to what it belongs to. */
+  focus: Surface;
+  /** What is at each point asked for, in order. */
+  at: Surface[];
+  cursor: Point;
+  /** What is under the pointer now (mouse down/up act there). */
+  underPointer: Surface;
+  /** Mouse buttons the input layer holds pressed. */
+  buttonsHeld: MouseButton[];
+}
+
+/** How long to wait for the screen to stop changing (XDamage), and what happened. */
+export interface SettleRequest {
+  /** The screen counts as settled after this long without damage. */
+  quietMs: number;
+  /** Give up waiting after this long. */
+  maxMs: number;
+}
+
+export interface SettleResult {
+  settled: boolean;
+  waitedMs: number;
 }
 
 /** How to start an app: its command line, and where it was found (a .desktop file or an executable). */
@@ -67,15 +118,17 @@ export interface Executor {
   mouseUp(button: MouseButton): Promise<void>;
   drag(from: Point | null, to: Point, modifiers: string[]): Promise<void>;
   scroll(at: Point, direction: ScrollDirection, amount: number, modifiers: string[]): Promise<void>;
-  key(chord: string, repeat: number): Promise<void>;
+  /** Presses each chord in turn (all keys down in order, then up in reverse), `repeat` times. */
+  key(chords: KeysymChord[], repeat: number): Promise<void>;
   type(text: string): Promise<void>;
-  holdKey(chord: string, seconds: number): Promise<void>;
+  /** Holds the chords' keys down until `seconds` pass or `signal` aborts, then releases them. */
+  holdKey(chords: KeysymChord[], seconds: number, signal: AbortSignal): Promise<void>;
   cursorPosition(): Promise<Point>;
   frontmostApp(): Promise<AppInfo>;
   /** Top-level windows, bottom to top. */
   listWindows(): Promise<WindowInfo[]>;
-  /** What the gates need before an input action, in one round trip. */
-  gateFacts(): Promise<{ windows: WindowInfo[]; frontmost: AppInfo; cursor: Point }>;
+  /** What the gates need before an input action, in one round trip; `points` are the action's targets. */
+  gateFacts(points: Point[]): Promise<GateFacts>;
   iconify(window: number): Promise<void>;
   /** Maps (if iconified), raises and focuses a top-level window. */
   activate(window: number): Promise<void>;
@@ -87,4 +140,6 @@ export interface Executor {
   writeClipboard(text: string): Promise<void>;
   /** Whether the live pixels around a point still match the kept screenshot in `slot`. */
   unchangedSince(slot: string, at: Point): Promise<boolean>;
+  /** Waits until the screen has had no damage for `quietMs` (or `maxMs` passed). */
+  waitForSettle(request: SettleRequest, signal: AbortSignal): Promise<SettleResult>;
 }
