@@ -52,6 +52,8 @@ export interface AppInfo {
 export interface WindowInfo extends AppInfo, Rect {
   window: number;
   mapped: boolean;
+  /** `desktop`: part of the desktop itself (its panel), shown in screenshots but never hidden and never an app to act on. */
+  role?: 'app' | 'desktop';
 }
 
 /**

@@ -5,6 +5,8 @@ export * from './dispatch.ts';
 export * from './geometry/image-size.ts';
 export * from './geometry/coordinates.ts';
 export * from './keys/chord.ts';
+export * from './keys/keysyms.ts';
+export * from './access/app-names.ts';
 export * from './tools/define-tool.ts';
 export { allTools, findTool, toolsOf, type Surface } from './tools/registry.ts';
 export { LIMITS } from './tools/params.ts';

@@ -6,7 +6,8 @@
 import { classifyApp } from '../apps/classify.ts';
 import type { Tier } from '../apps/types.ts';
 import type { GrantFlags, Grants } from './grants.ts';
-import { matchesAny, type TenantPolicy } from './policy.ts';
+import { isInterpreter, matchesAny } from './app-names.ts';
+import type { TenantPolicy } from './policy.ts';
 
 export interface AccessRequest {
   apps: string[];
@@ -32,7 +33,9 @@ export function proposeGrants(request: AccessRequest, policy: TenantPolicy): Pro
   };
   for (const app of new Set(request.apps.map((name) => name.trim()))) {
     const { category, tier } = classifyApp({ id: app, name: app }, policy.classification);
-    if (category === 'denied' || tier === null) {
+    if (isInterpreter(app)) {
+      proposal.policyDenied.push({ app, reason: 'an interpreter or shell is not an app: a grant on it would cover every script it runs. Ask for the app itself (its WM_CLASS or .desktop id)' });
+    } else if (category === 'denied' || tier === null) {
       proposal.policyDenied.push({ app, reason: 'streaming, music and ebook apps can never be granted' });
     } else if (matchesAny(app, policy.apps.deny) || !matchesAny(app, policy.apps.allow)) {
       proposal.policyDenied.push({ app, reason: "the tenant's policy does not allow this app" });

@@ -52,13 +52,3 @@ export const defaultPolicy = (): TenantPolicy => tenantPolicySchema.parse({});
 export function policyFor(file: PolicyFile, tenant: string): TenantPolicy {
   return file.tenants[tenant] ?? file.default;
 }
-
-function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern.toLowerCase().replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
-  return new RegExp(`^${escaped}$`);
-}
-
-export function matchesAny(app: string, patterns: string[]): boolean {
-  const name = app.toLowerCase();
-  return patterns.some((pattern) => globToRegExp(pattern).test(name));
-}

@@ -2,15 +2,16 @@
  * System shortcuts, refused unless the session holds the systemKeyCombos grant flag: they
  * quit, lock, switch away from or tear down the desktop rather than act inside a granted app.
  *
- * Matching: the `key` text may hold several chords separated by spaces ("ctrl+c alt+f4"), as
- * the input layer accepts. Each chord is normalised (aliases folded, modifier keysyms such as
- * Control_L counted as modifiers, key aliases like esc/del folded) and each non-modifier key is
- * checked with the chord's whole modifier set, so "cmd+q+a" is caught as meta+q. A chord is
+ * Matching is on keysyms, after the one parser (keysyms.ts) resolved every alias, code point and
+ * vendor name: "ctrl+alt+L1" is ctrl+alt+F11 because L1 *is* F11's keysym. Modifier keysyms
+ * count as their modifier (Control_R is ctrl), and each non-modifier key is checked with the
+ * chord's whole modifier set, so "cmd+q+a" is caught as meta+q. A chord is
  * blocked when its modifiers are a SUPERSET of a listed combo's: an extra modifier never makes
  * these shortcuts safe (alt+shift+tab is the reverse window switcher, ctrl+alt+shift+backspace
  * still reaches the X server), while a missing one does (shift+tab, ctrl+tab pass).
  */
-import { normalizeChord } from './chord.ts';
+import type { KeysymChord } from '../executor.ts';
+import { charKeysym, keysymOf, parseKeys } from './keysyms.ts';
 
 export type ComboPlatform = 'macos' | 'windows' | 'linux';
 
@@ -55,67 +56,62 @@ export const BLOCKED_COMBOS: readonly BlockedCombo[] = [
   { combo: 'meta+d', platform: 'windows', why: 'shows the desktop, hiding every window' },
 ];
 
-/** Key names the input layer accepts for modifier keys that normalizeChord does not fold. */
-const MODIFIER_KEYS: Record<string, readonly string[]> = {
-  lctrl: ['ctrl'], rctrl: ['ctrl'], control_l: ['ctrl'], control_r: ['ctrl'],
-  lalt: ['alt'], ralt: ['alt'], alt_l: ['alt'], alt_r: ['alt'],
-  lshift: ['shift'], rshift: ['shift'], shift_l: ['shift'], shift_r: ['shift'],
-  windows: ['meta'], super_l: ['meta'], super_r: ['meta'], hyper: ['meta'], hyper_l: ['meta'], hyper_r: ['meta'],
-  // Usual X keymaps put Meta_L on Mod1 together with Alt; count it as both to be safe.
-  meta_l: ['alt', 'meta'], meta_r: ['alt', 'meta'],
-};
+const K = (name: string) => keysymOf(name);
 
-/** Other spellings of the keys the list names (keypad and shifted variants included). */
-const KEY_ALIASES: Record<string, string> = {
-  esc: 'escape', del: 'delete', kp_delete: 'delete', back_space: 'backspace',
-  iso_left_tab: 'tab', kp_tab: 'tab', spacebar: 'space', kp_space: 'space',
-};
+/** Modifier keysyms and the modifiers they count as. Meta_L shares Mod1 with Alt on usual X keymaps: both. */
+const MODIFIER_KEYSYMS = new Map<number, readonly string[]>([
+  [K('Control_L'), ['ctrl']], [K('Control_R'), ['ctrl']],
+  [K('Alt_L'), ['alt']], [K('Alt_R'), ['alt']],
+  [K('Shift_L'), ['shift']], [K('Shift_R'), ['shift']],
+  [K('Super_L'), ['meta']], [K('Super_R'), ['meta']], [K('Hyper_L'), ['meta']], [K('Hyper_R'), ['meta']],
+  [K('Meta_L'), ['alt', 'meta']], [K('Meta_R'), ['alt', 'meta']],
+]);
 
-function canonicalKey(key: string): string {
-  const alias = KEY_ALIASES[key];
-  if (alias) return alias;
-  // "0x71" and "U+0071" are code points to the input layer: both type "q".
-  const codePoint = /^0x([0-9a-f]{1,6})$/.exec(key);
-  if (codePoint) {
-    const value = Number.parseInt(codePoint[1]!, 16);
-    if (value >= 0x20 && value <= 0x10ffff) return String.fromCodePoint(value).toLowerCase();
-  }
-  // The input layer resolves "XF86Switch_VT_1" and "XF86_Switch_VT_1" to the same keysym.
-  return key.replace(/^xf86_+/, 'xf86');
+/** Keysyms that act as a listed key: keypad and shifted variants of the keys the list names. */
+const SAME_KEY = new Map<number, number>([
+  [K('ISO_Left_Tab'), K('Tab')], [K('KP_Tab'), K('Tab')],
+  [K('KP_Delete'), K('Delete')], [K('KP_Space'), K('space')],
+  [K('KP_F1'), K('F1')], [K('KP_F2'), K('F2')], [K('KP_F3'), K('F3')], [K('KP_F4'), K('F4')],
+]);
+
+/** One key as the list compares it: case folded (shift+Q is q), variants mapped to their key. */
+function canonicalKey(keysym: number): number {
+  const same = SAME_KEY.get(keysym);
+  if (same !== undefined) return same;
+  if ((keysym >= 0x41 && keysym <= 0x5a) || (keysym >= 0xc0 && keysym <= 0xde && keysym !== 0xd7)) return keysym + 0x20;
+  if (keysym >= 0x0100_0100 && keysym <= 0x0110_ffff) return charKeysym(String.fromCodePoint(keysym - 0x0100_0000).toLowerCase().codePointAt(0)!);
+  return keysym;
 }
 
 interface ChordParts {
   modifiers: Set<string>;
-  keys: string[];
+  keys: number[];
 }
 
-const CODE_POINT = /(^|\+)u\+([0-9a-f]{2,6})(?=\+|$)/gi;
-
-function chordParts(chord: string): ChordParts {
-  // Like the input layer, read "U+0071" as one key before splitting on "+".
-  const codePoints = chord.replace(CODE_POINT, (_, lead: string, hex: string) => `${lead}0x${hex}`);
-  const { modifiers, keys } = normalizeChord(codePoints);
-  const parts: ChordParts = { modifiers: new Set(modifiers), keys: [] };
-  for (const key of keys) {
-    const asModifier = MODIFIER_KEYS[key];
-    if (asModifier) asModifier.forEach((name) => parts.modifiers.add(name));
-    else parts.keys.push(canonicalKey(key));
+function chordParts(chord: KeysymChord): ChordParts {
+  const parts: ChordParts = { modifiers: new Set(), keys: [] };
+  for (const keysym of chord) {
+    const names = MODIFIER_KEYSYMS.get(keysym);
+    if (names) names.forEach((name) => parts.modifiers.add(name));
+    else parts.keys.push(canonicalKey(keysym));
   }
   return parts;
 }
 
 /** Most modifiers first, so shift+cmd+q reports "logs out" rather than meta+q's "quits". */
 const COMPILED = BLOCKED_COMBOS.map((entry) => {
-  const { modifiers, keys } = normalizeChord(entry.combo);
-  return { entry, modifiers, key: keys[0]! };
+  const [chord] = parseKeys(entry.combo);
+  const { modifiers, keys } = chordParts(chord!);
+  return { entry, modifiers: [...modifiers], key: keys[0]! };
 }).sort((a, b) => b.modifiers.length - a.modifiers.length);
 
 /**
- * The listed system shortcut that `text` (one or more space-separated chords) would press, or
- * undefined. A malformed chord throws ToolError('bad_args'), as the key tools do.
+ * The listed system shortcut that pressing `chords` would send, or undefined. `together`: the
+ * chords are all held at once (hold_key), so they count as one chord — "alt f4" held is alt+f4.
  */
-export function blockedCombo(text: string): BlockedCombo | undefined {
-  for (const chord of text.split(/\s+/).filter(Boolean)) {
+export function blockedCombo(chords: readonly KeysymChord[], together = false): BlockedCombo | undefined {
+  const groups = together ? [chords.flat()] : chords;
+  for (const chord of groups) {
     const { modifiers, keys } = chordParts(chord);
     for (const key of keys) {
       const hit = COMPILED.find((combo) => combo.key === key && combo.modifiers.every((name) => modifiers.has(name)));

@@ -1,7 +1,7 @@
 /**
- * Key chords as the model writes them ("ctrl+shift+a", "cmd+q") parsed into parts, with the
- * aliases of TOOLS.md folded: cmd/command/super/win → meta, control → ctrl, option → alt.
- * The input layer resolves the remaining key names to keysyms and rejects unknown ones.
+ * The modifier keys of click tools ("shift", "ctrl+shift", "cmd"), with the aliases of TOOLS.md
+ * folded: cmd/command/super/win → meta, control → ctrl, option → alt. The input layer accepts
+ * exactly the four canonical names. (Key chords of key/hold_key are parsed in keysyms.ts.)
  */
 import { ToolError } from '../errors.ts';
 
@@ -48,22 +48,4 @@ export function parseModifiers(text: string | undefined): string[] {
     return name;
   });
   return MODIFIER_ORDER.filter((name) => names.includes(name));
-}
-
-export interface NormalizedChord {
-  modifiers: string[];
-  keys: string[];
-}
-
-/** Lowercased, aliases folded, modifiers in canonical order: the form the blocklist compares. */
-export function normalizeChord(text: string): NormalizedChord {
-  const parts = splitChord(text.toLowerCase());
-  const modifiers = new Set<string>();
-  const keys: string[] = [];
-  for (const part of parts) {
-    const name = modifierName(part);
-    if (name) modifiers.add(name);
-    else keys.push(part);
-  }
-  return { modifiers: MODIFIER_ORDER.filter((name) => modifiers.has(name)), keys };
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { defineTool, text } from './define-tool.ts';
 import { chord, LIMITS, seconds } from './params.ts';
-import { splitChord } from '../keys/chord.ts';
+import { parseKeys } from '../keys/keysyms.ts';
 import { pasteText, shouldPaste } from './paste.ts';
 
 export const keyboardTools = [
@@ -32,9 +32,8 @@ export const keyboardTools = [
     }),
     actionKind: 'keyboard',
     async handle(args, { executor }) {
-      splitChord(args.text);
       const repeat = args.repeat ?? 1;
-      await executor.key(args.text, repeat);
+      await executor.key(parseKeys(args.text), repeat);
       return text(`Pressed ${args.text}${repeat > 1 ? ` ${repeat} times` : ''}.`);
     },
   }),
@@ -47,9 +46,8 @@ export const keyboardTools = [
     }),
     actionKind: 'keyboard',
     extraSeconds: (args) => args.duration,
-    async handle(args, { executor }) {
-      splitChord(args.text);
-      await executor.holdKey(args.text, args.duration);
+    async handle(args, { executor, signal }) {
+      await executor.holdKey(parseKeys(args.text), args.duration, signal);
       return text(`Held ${args.text} for ${args.duration} s.`);
     },
   }),

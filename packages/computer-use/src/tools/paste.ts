@@ -6,6 +6,9 @@
  * app has finished reading.
  */
 import type { ToolContext } from './define-tool.ts';
+import { parseKeys } from '../keys/keysyms.ts';
+
+const PASTE = parseKeys('ctrl+v');
 
 export const PASTE_MIN_CHARACTERS = 200;
 const PASTE_SETTLE_MS = 300;
@@ -18,7 +21,7 @@ export async function pasteText(text: string, { executor }: ToolContext): Promis
   const previous = await executor.readClipboard();
   await executor.writeClipboard(text);
   try {
-    await executor.key('ctrl+v', 1);
+    await executor.key(PASTE, 1);
     await new Promise((resolve) => setTimeout(resolve, PASTE_SETTLE_MS));
   } finally {
     await executor.writeClipboard(previous ?? '');
