@@ -13,6 +13,7 @@ import {
   type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
+import { protocolRejection, readJsonBody } from './protocol-checks.ts';
 
 export interface McpEndpointOptions {
   maxBodyBytes: number;
@@ -40,12 +41,16 @@ export function createMcpEndpoint(factory: McpServerFactory, options: McpEndpoin
   return async function serve(request: Request, authInfo: AuthInfo): Promise<Response> {
     // Read and parsed once here (the size limit is the gateway's); the SDK would otherwise
     // clone the request to classify it, then read the body again.
+    // Checked here, before either era's handler can run anything: see protocol-checks.ts.
     let parsedBody: unknown;
     if (request.method === 'POST') {
-      try {
-        parsedBody = JSON.parse(await request.text());
-      } catch {
-        return Response.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid JSON' }, id: null }, { status: 400 });
+      const read = await readJsonBody(request);
+      if (!read.ok) return read.response;
+      parsedBody = read.body;
+      const rejection = protocolRejection(request.headers, parsedBody);
+      if (rejection) {
+        options.onerror(new Error(`protocol check refused a request: ${rejection.status}`));
+        return rejection;
       }
     }
     const legacy = await isLegacyRequest(request, parsedBody, { maxRequestBodySize: options.maxBodyBytes });

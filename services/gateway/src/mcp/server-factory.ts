@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { SessionRouter } from '../sessions/session-router.ts';
 import type { GatewayMetrics } from '../http/metrics.ts';
 import type { CallAuditor } from './call-auditor.ts';
+import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-checks.ts';
 import type { KillSwitch } from '../killswitch/kill-switch.ts';
 
 export const SERVER_INFO = { name: 'deskgate', version: '0.1.0' };
@@ -41,6 +42,8 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
     const scope = ctx.authInfo?.extra?.scope as CallScope | undefined;
     const server = new Server(SERVER_INFO, {
       capabilities: { tools: {} },
+      // A 2025-era initialize negotiates within the revisions deskgate serves (protocol-checks.ts).
+      supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
       instructions:
         scope?.coordinateMode === 'normalized_0_100'
           ? 'deskgate gives you a virtual desktop. Take a screenshot first; coordinates you send are percentages of the display (0–100), x from the left, y from the top.'
