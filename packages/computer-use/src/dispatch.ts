@@ -8,6 +8,7 @@ import { ToolError, isToolError, type ToolErrorKind } from './errors.ts';
 import type { ContentBlock, DescribeContext, ToolContext, ToolDefinition } from './tools/define-tool.ts';
 import { findTool, toolsOf, type Surface } from './tools/registry.ts';
 import { runGates } from './gates/pipeline.ts';
+import { throwIfStopped } from './abort.ts';
 
 export interface ToolCallResult {
   content: ContentBlock[];
@@ -38,6 +39,7 @@ export function parseCall(name: string, args: unknown): { tool: ToolDefinition; 
 
 export async function callTool(name: string, args: unknown, context: ToolContext): Promise<ToolCallResult> {
   try {
+    throwIfStopped(context.signal);
     const call = parseCall(name, args);
     const refusal = await runGates(call.tool, call.args, context);
     if (refusal) return errorResult(refusal.kind, refusal.message);

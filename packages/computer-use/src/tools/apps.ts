@@ -4,6 +4,7 @@
  * tier does not matter (the seed does not tier-gate it), the allowlist gate still applies.
  */
 import { z } from 'zod';
+import { sleep } from '../abort.ts';
 import { ToolError } from '../errors.ts';
 import { grantFor, grantNamed, namesOf, type AppGrant, type Grants } from '../access/grants.ts';
 import type { WindowInfo } from '../executor.ts';
@@ -21,19 +22,11 @@ function windowsOf(windows: WindowInfo[], grant: AppGrant, grants: Grants): Wind
   return [...mine.filter((window) => window.mapped), ...mine.filter((window) => !window.mapped)];
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new ToolError('timeout', 'open_application ran out of time.'));
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(new ToolError('timeout', 'open_application ran out of time.'))), { once: true });
-  });
-}
-
 const result = (message: string, data: Record<string, unknown>): ToolOutput => ({ content: [{ type: 'text', text: message }], structuredContent: data });
 
 async function launchAndWait(app: string, grant: AppGrant, { executor, state, signal }: ToolContext): Promise<ToolOutput> {
   const spec = await executor.findLauncher(app);
-  if (!spec) throw new ToolError('bad_args', `There is no .desktop entry or executable named "${app}" on this desktop.`);
+  if (!spec) throw new ToolError('bad_args', `This desktop has no application entry named "${app}"; open_application starts apps listed in the desktop's .desktop entries.`);
   const { pid } = await executor.launch(spec.command);
   const until = Date.now() + LAUNCH_WAIT_SECONDS * 1000;
   for (;;) {
@@ -70,6 +63,8 @@ export const appTools = [
     extraSeconds: () => LAUNCH_WAIT_SECONDS + 2,
     async handle(args, context) {
       const { executor, state } = context;
+      // A held button would turn the new window's first frames into a drag target.
+      if (state.mouseHeld) throw new ToolError('state_conflict', 'The left mouse button is held down (left_mouse_down); call left_mouse_up before open_application.');
       const grant = grantNamed(args.app, state.grants);
       if (!grant) {
         throw new ToolError('app_not_granted', `"${args.app}" is not granted to this session. Call request_access with apps ["${args.app}"] first.`);

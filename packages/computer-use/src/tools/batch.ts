@@ -65,6 +65,7 @@ export const batchTools = [
       for (const [index, call] of calls.entries()) {
         // Each action sees the pre-batch frame; a screenshot taken inside becomes the frame after.
         const subState = { ...state, lastScreenshot: frame };
+        // A stopped call (kill switch, deadline) ends between steps: callTool refuses at once.
         const result: ToolCallResult = await callTool(call.action, call.args, { ...context, state: subState });
         state.mouseHeld = subState.mouseHeld;
         state.display = subState.display;

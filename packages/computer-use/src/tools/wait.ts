@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.ts';
+import { sleep } from '../abort.ts';
 import { defineTool, text } from './define-tool.ts';
 import { seconds } from './params.ts';
 
@@ -11,13 +11,7 @@ export const waitTools = [
     actionKind: 'none',
     extraSeconds: (args) => args.duration,
     async handle(args, { signal }) {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, args.duration * 1000);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          reject(new ToolError('timeout', 'The wait was cut short: the call ran out of time.'));
-        });
-      });
+      await sleep(args.duration * 1000, signal);
       return text(`Waited ${args.duration} s.`);
     },
   }),
