@@ -38,6 +38,9 @@ export interface SendOptions {
   controller: string;
 }
 
+/** The longest a call may wait for its reply: every tool's own bound (waits, holds, approvals) is far below it. */
+export const MAX_CALL_MS = 15 * 60 * 1000;
+
 export interface ActionClientOptions {
   /** How long a controller keeps a desktop after its last action ends. */
   lockLeaseMs?: number;
@@ -61,6 +64,10 @@ export class ActionClient {
   }
 
   async send(options: SendOptions): Promise<ActionReply> {
+    // A duration past a timer's range would fire at once: refuse it before anything is queued.
+    if (!(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0 && options.timeoutMs <= MAX_CALL_MS)) {
+      throw new ToolError('bad_args', `${options.tool} would run for ${Math.round(options.timeoutMs / 1000)} s; a call may take at most ${MAX_CALL_MS / 60_000} minutes. Nothing was done.`);
+    }
     const id = randomUUID();
     const now = Date.now();
     const request: Omit<ActionRequest, 'epoch'> = {
