@@ -75,16 +75,26 @@ def main():
             if spot is None:
                 sys.exit(f"window 0x{w['id']:x} is fully covered; spread the windows out")
             targets.append(spot)
+        root_spot = next(([x, y] for y in range(5, 800, 20) for x in range(5, 1280, 20)
+                          if not any(w["x"] - 10 <= x < w["x"] + w["width"] + 10
+                                     and w["y"] - 40 <= y < w["y"] + w["height"] + 10
+                                     for w in wins)), None)
+        if root_spot is None:
+            sys.exit("no bare desktop left to hit-test: make the windows smaller")
         for _ in range(20):  # warm up: identity caches, imports, keymap
             rt.call("gate_facts")
         figures("ping (the protocol hop alone)", [rt.timed("ping") for _ in range(args.runs)])
         figures("gate_facts (nothing changed)", [rt.timed("gate_facts") for _ in range(args.runs)])
+        figures("gate_facts, 1 point on a client", [rt.timed("gate_facts", points=[targets[0]])
+                                                    for _ in range(args.runs)])
+        figures("gate_facts, 1 point on the root", [rt.timed("gate_facts", points=[root_spot])
+                                                    for _ in range(args.runs)])
         for mode in ("same", "alternating"):
             facts, clicks, pairs = [], [], []
             for i in range(args.runs):
                 x, y = targets[i % 2 if mode == "alternating" else 0]
                 start = time.perf_counter()
-                facts.append(rt.timed("gate_facts"))
+                facts.append(rt.timed("gate_facts", points=[[x, y]]))
                 clicks.append(rt.timed("click", x=x, y=y, button="left", count=1))
                 pairs.append((time.perf_counter() - start) * 1000)
             figures(f"gate_facts before click ({mode})", facts)

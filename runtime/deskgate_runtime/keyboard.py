@@ -1,10 +1,10 @@
-"""Key chords, held keys and text typing through XTest."""
+"""Key chords (as keysyms), held keys and text typing through XTest."""
 from Xlib import X, XK
 from Xlib.ext import xtest
 
-from . import keys as keynames
+from .keysyms import SHIFTS, char_keysym, modifier_keysym
 
-SHIFT_L = XK.string_to_keysym("Shift_L")
+SHIFT_L = XK.XK_Shift_L
 RETURN, TAB = XK.string_to_keysym("Return"), XK.string_to_keysym("Tab")
 MAX_TEXT = 100_000
 CHUNK = 64  # characters sent between syncs with the server
@@ -40,7 +40,7 @@ class Keyboard:
 
     def _chord_keycodes(self, chord):
         """Keycodes to press for one chord, adding Shift for keysyms on the shifted level."""
-        has_shift = any(ks in (SHIFT_L, XK.string_to_keysym("Shift_R")) for ks in chord)
+        has_shift = any(ks in SHIFTS for ks in chord)
         codes = []
         for ks in chord:
             kc, needs_shift = self.resolve(ks)
@@ -50,32 +50,29 @@ class Keyboard:
             codes.append(kc)
         return codes
 
-    # -- operations -----------------------------------------------------------------------
-    def key(self, keys, repeat=1):
-        chords = keynames.parse_keys(keys)  # validates every name before any event
+    # -- operations (chords are lists of keysyms, validated by the caller) ------------------
+    def key(self, chords, repeat=1):
+        """Each chord in turn, `repeat` times: its keys down in order, then up in reverse."""
         for _ in range(repeat):
             for chord in chords:
                 codes = self._chord_keycodes(chord)
-                with self.x.checked(f"key {keys!r}") as d:
+                with self.x.checked(f"key {_hex(chord)}") as d:
                     for kc in codes:
                         self._down(d, kc)
                     for kc in reversed(codes):
                         self._up(d, kc)
         self.pool.finish()
 
-    def key_down(self, keys):
-        codes = [kc for chord in keynames.parse_keys(keys) for kc in self._chord_keycodes(chord)]
-        with self.x.checked(f"key_down {keys!r}") as d:
+    def key_down(self, chords):
+        codes = [kc for chord in chords for kc in self._chord_keycodes(chord)]
+        with self.x.checked(f"key_down {_hex(*chords)}") as d:
             for kc in codes:
                 self._down(d, kc)
                 self.pool.pinned[kc] += 1
-        return codes
 
-    def key_up(self, keys, codes=None):
-        if codes is None:
-            codes = [kc for chord in keynames.parse_keys(keys)
-                     for kc in self._chord_keycodes(chord)]
-        with self.x.checked(f"key_up {keys!r}") as d:
+    def key_up(self, chords):
+        codes = [kc for chord in chords for kc in self._chord_keycodes(chord)]
+        with self.x.checked(f"key_up {_hex(*chords)}") as d:
             for kc in reversed(codes):
                 self._up(d, kc)
                 if self.pool.pinned[kc]:
@@ -83,13 +80,9 @@ class Keyboard:
         self.pool.finish()
 
     def press_modifiers(self, names):
-        """Press modifier keys for a click or scroll; returns what to pass to release_modifiers."""
-        codes = []
-        for name in names:
-            ks = keynames.name_to_keysym(name)
-            if ks not in keynames.MODIFIER_KEYSYMS:
-                raise ValueError(f"{name!r} is not a modifier key (use ctrl, shift, alt, super…)")
-            codes.append(self.resolve(ks)[0])
+        """Press modifier keys (ctrl, alt, shift, meta) for a click, drag or scroll; returns
+        what to pass to release_modifiers. Every name is checked before any key goes down."""
+        codes = [self.resolve(modifier_keysym(name))[0] for name in names]
         with self.x.checked("press modifiers") as d:
             for kc in codes:
                 self._down(d, kc)
@@ -169,6 +162,10 @@ def text_keysyms(text):
         elif 0xD800 <= cp < 0xE000:
             raise ValueError(f"text has a lone surrogate U+{cp:04X} at index {i}")
         else:
-            out.append((keynames.char_keysym(ch), ch))
+            out.append((char_keysym(ch), ch))
         prev = ch
     return out
+
+
+def _hex(*chords):
+    return " ".join("+".join(f"0x{ks:x}" for ks in chord) for chord in chords)

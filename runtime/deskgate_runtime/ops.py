@@ -4,20 +4,22 @@ Handlers raise ValueError for bad input and RuntimeFault subclasses for desktop 
 the server turns both into error responses.
 """
 import logging
-import time
 
 from .client_sync import ClientSync
 from .clipboard import Clipboard
 from .errors import DisplayError
 from .keyboard import MAX_TEXT, Keyboard
 from .keymap import Keymap
+from .keysyms import MAX_CHORD_KEYS, MAX_CHORDS, MAX_KEYSYM, modifier_keysym
 from .pointer import BUTTONS, SCROLL_BUTTONS, Pointer
 from .spare_keys import SparePool
+from .surfaces import Surfaces
 from .windows import Windows
 from .xconn import XConnection
 
 log = logging.getLogger(__name__)
 MAX_WINDOW_ID = 0xFFFFFFFF
+MAX_GATE_POINTS = 16
 
 
 class Runtime:
@@ -34,6 +36,7 @@ class Runtime:
         self.keyboard = Keyboard(self.x, self.keymap, self.pool)
         self.pointer = Pointer(self.x)
         self.windows = Windows(self.x)
+        self.surfaces = Surfaces(self.x, self.windows.tracker, self.pointer)
         self.clipboard = Clipboard(self.x.name)
 
     def release_all(self):
@@ -57,6 +60,22 @@ class Runtime:
 
 def _point(rt, p):
     return (p.int("x", 0, rt.x.width - 1), p.int("y", 0, rt.x.height - 1))
+
+
+def _modifiers(p):
+    """Modifier names for a pointer action: exactly ctrl, alt, shift or meta."""
+    mods = p.str_list("modifiers", [])
+    for name in mods:
+        try:
+            modifier_keysym(name)
+        except ValueError as e:
+            raise ValueError(f"{p.op}: {e}") from None
+    return mods
+
+
+def _chords(p, name="chords"):
+    """Key chords as keysyms: [[keysym, ...], ...]; the core resolved the key names."""
+    return p.int_lists(name, 1, MAX_KEYSYM, MAX_CHORDS, MAX_CHORD_KEYS)
 
 
 def op_ping(rt, p):
@@ -83,7 +102,7 @@ def op_click(rt, p):
     x, y = _point(rt, p)
     button = BUTTONS[p.enum("button", tuple(BUTTONS), "left")]
     count = p.int("count", 1, 3, 1)
-    mods = p.str_list("modifiers", [])
+    mods = _modifiers(p)
     p.done()
     codes = rt.keyboard.press_modifiers(mods)
     try:
@@ -111,7 +130,7 @@ def op_drag(rt, p):
     start = p.point("from", rt.x.width, rt.x.height, None)
     end = p.point("to", rt.x.width, rt.x.height)
     button = BUTTONS[p.enum("button", tuple(BUTTONS), "left")]
-    mods = p.str_list("modifiers", [])
+    mods = _modifiers(p)
     p.done()
     codes = rt.keyboard.press_modifiers(mods)
     try:
@@ -125,7 +144,7 @@ def op_scroll(rt, p):
     x, y = _point(rt, p)
     direction = p.enum("direction", tuple(SCROLL_BUTTONS))
     amount = p.int("amount", 0, 100, 1)
-    mods = p.str_list("modifiers", [])
+    mods = _modifiers(p)
     p.done()
     codes = rt.keyboard.press_modifiers(mods)
     try:
@@ -136,34 +155,23 @@ def op_scroll(rt, p):
 
 
 def op_key(rt, p):
-    keys, repeat = p.str("keys"), p.int("repeat", 1, 100, 1)
+    chords, repeat = _chords(p), p.int("repeat", 1, 100, 1)
     p.done()
-    rt.keyboard.key(keys, repeat)
+    rt.keyboard.key(chords, repeat)
     return {}
 
 
 def op_key_down(rt, p):
-    keys = p.str("keys")
+    chords = _chords(p)
     p.done()
-    rt.keyboard.key_down(keys)
+    rt.keyboard.key_down(chords)
     return {}
 
 
 def op_key_up(rt, p):
-    keys = p.str("keys")
+    chords = _chords(p)
     p.done()
-    rt.keyboard.key_up(keys)
-    return {}
-
-
-def op_hold_key(rt, p):
-    keys, duration = p.str("keys"), p.number("duration", 0, 100)
-    p.done()
-    codes = rt.keyboard.key_down(keys)
-    try:
-        time.sleep(duration)
-    finally:
-        rt.keyboard.key_up(keys, codes)
+    rt.keyboard.key_up(chords)
     return {}
 
 
@@ -201,12 +209,12 @@ def op_list_windows(rt, p):
 
 
 def op_gate_facts(rt, p):
-    """Everything the gate pipeline asks before an input action. The window state is kept from
-    X events; the pointer query doubles as its sync point: usually one X round trip in all."""
+    """Everything the gate pipeline judges an input action by: the real X input focus, what
+    is at each point and under the pointer, held buttons, the client windows. The window
+    state is kept from X events; the pointer query doubles as its sync point."""
+    points = p.point_list("points", rt.x.width, rt.x.height, MAX_GATE_POINTS, [])
     p.done()
-    pointer = rt.windows.refresh(rt.pointer.query_request)
-    return {"windows": rt.windows.list(), "frontmost": rt.windows.frontmost(),
-            "cursor": {"x": pointer.root_x, "y": pointer.root_y}}
+    return rt.surfaces.gate_facts(points)
 
 
 def op_iconify(rt, p):
@@ -245,7 +253,7 @@ OPS = {
     "ping": op_ping, "check": op_check, "move": op_move, "click": op_click,
     "mouse_down": _mouse_button_op(True), "mouse_up": _mouse_button_op(False),
     "drag": op_drag, "scroll": op_scroll, "key": op_key, "key_down": op_key_down,
-    "key_up": op_key_up, "hold_key": op_hold_key, "type": op_type,
+    "key_up": op_key_up, "type": op_type,
     "cursor_position": op_cursor_position, "frontmost_app": op_frontmost_app,
     "window_at": op_window_at, "list_windows": op_list_windows, "iconify": op_iconify,
     "gate_facts": op_gate_facts,

@@ -18,6 +18,7 @@ class Pointer:
     def __init__(self, x):
         self.x = x
         self.held = set()  # logical buttons pressed by this process
+        self.last_at = None  # where this process last put the pointer (a hint, not a fact)
         self._physical = {}
         self.reload_mapping()
         x.mapping_listeners.append(self._on_mapping_notify)
@@ -52,7 +53,8 @@ class Pointer:
     def position(self):
         with self.x.checked("query pointer", sync=False):
             p = self.x.root.query_pointer()
-        return p.root_x, p.root_y
+        self.last_at = (p.root_x, p.root_y)
+        return self.last_at
 
     def _send(self, what, at, events, settle=()):
         """Send XTest events in one request batch (an optional motion to `at` first: the server
@@ -66,6 +68,7 @@ class Pointer:
         """
         if at is not None:
             self.check_point(*at)
+            self.last_at = at
         mask = 0
         for b in settle:
             if 1 <= b <= 5:  # the only buttons with a mask bit
@@ -131,6 +134,7 @@ class Pointer:
                 py = round(start[1] + (end[1] - start[1]) * t)
                 with self.x.checked("drag motion") as d:
                     xtest.fake_input(d, X.MotionNotify, x=px, y=py)
+                self.last_at = (px, py)
                 time.sleep(DRAG_STEP_S)
         finally:
             self.up(button)

@@ -62,11 +62,50 @@ class Params:
         v = self._get(name, default)
         if v is default:
             return v
+        return self._point_value(name, v, width, height)
+
+    def _point_value(self, name, v, width, height):
         if (not isinstance(v, list) or len(v) != 2
                 or any(isinstance(c, bool) or not isinstance(c, int) for c in v)):
             raise ValueError(f"{self.op}: '{name}' must be [x, y] with two integers")
         return (self.int_value(name + "[0]", v[0], width - 1),
                 self.int_value(name + "[1]", v[1], height - 1))
+
+    def point_list(self, name, width, height, max_len, default=_REQUIRED):
+        """[[x, y], ...]: at most `max_len` points, each on the screen."""
+        v = self._list(name, max_len, default)
+        if v is default:
+            return v
+        return [self._point_value(f"{name}[{i}]", p, width, height) for i, p in enumerate(v)]
+
+    def int_lists(self, name, lo, hi, max_lists, max_items, default=_REQUIRED):
+        """[[n, ...], ...]: 1..max_lists non-empty lists of 1..max_items integers in lo..hi."""
+        v = self._list(name, max_lists, default)
+        if v is default:
+            return v
+        if not v:
+            raise ValueError(f"{self.op}: '{name}' must not be empty")
+        out = []
+        for i, row in enumerate(v):
+            if not isinstance(row, list) or not 1 <= len(row) <= max_items:
+                raise ValueError(f"{self.op}: '{name}[{i}]' must be a list of 1 to "
+                                 f"{max_items} integers")
+            for j, n in enumerate(row):
+                if isinstance(n, bool) or not isinstance(n, int) or not lo <= n <= hi:
+                    raise ValueError(f"{self.op}: '{name}[{i}][{j}]' must be an integer "
+                                     f"between {lo} and {hi}, got {n!r}")
+            out.append(list(row))
+        return out
+
+    def _list(self, name, max_len, default):
+        v = self._get(name, default)
+        if v is default:
+            return v
+        if not isinstance(v, list):
+            raise ValueError(f"{self.op}: '{name}' must be a list, got {_kind(v)}")
+        if len(v) > max_len:
+            raise ValueError(f"{self.op}: '{name}' has {len(v)} items; the limit is {max_len}")
+        return v
 
     def int_value(self, name, v, hi):
         if not 0 <= v <= hi:

@@ -152,27 +152,38 @@ class WindowTracker:
         request.ChangeWindowAttributes(display=self.d, window=wid,
                                        attrs={"event_mask": have | mask}, onerror=failed)
 
-    # -- refreshing ---------------------------------------------------------------------
-    def refresh(self, sync=None):
-        """Bring the state up to date as of one sync point; return the sync request, answered.
+    def watch(self, wid, mask):
+        """Add `mask` to our event selection on any window, now (X11Error if that fails).
+        StructureNotify comes with it, so a DestroyNotify clears the entry again."""
+        have = self._masks.get(wid, 0)
+        mask |= have | X.StructureNotifyMask
+        if mask != have:
+            with self.x.checked(f"select events on window 0x{wid:x}"):
+                request.ChangeWindowAttributes(display=self.d, window=wid,
+                                               attrs={"event_mask": mask})
+            self._masks[wid] = mask
 
-        `sync` makes the deferred request that serves as the sync point (default GetInputFocus).
-        The parts already known to be stale (the server loop applies the queued events before
-        every request) are read in the same batch, after it; with nothing stale, this is one
-        round trip.
+    # -- refreshing ---------------------------------------------------------------------
+    def refresh(self, first=()):
+        """Bring the state up to date as of one sync point; return the first requests, answered.
+
+        `first` are deferred requests (that cannot fail) sent ahead of everything else; the
+        first of them is the sync point (default: a GetInputFocus). The parts already known to
+        be stale (the server loop applies the queued events before every request) are read in
+        the same batch, after them; with nothing stale, this is one round trip.
         """
-        point = sync() if sync else request.GetInputFocus(display=self.d, defer=True)
-        self._read_stale(point)
+        first = list(first) or [request.GetInputFocus(display=self.d, defer=True)]
+        self._read_stale(first)
         # Events that came in with those replies may predate the sync point: read again what
         # they made stale (or events from after it did: harmless).
         self.x.drain_events()
-        self._read_stale(None)
-        return point
+        self._read_stale(())
+        return first
 
     def _read_stale(self, first):
         batch = Batch(self.x)
-        if first is not None:
-            batch.add(first, lambda r: None, lambda: None)
+        for req in first:
+            batch.add(req, lambda r: None, lambda: None)
         for part in (STACKING, ACTIVE):
             if part in self.stale:
                 self._read_root_prop(batch, part)
@@ -256,11 +267,11 @@ class WindowTracker:
             client.stale.add(CHAIN)
 
     # -- reading ------------------------------------------------------------------------
-    def _prop(self, wid, atom, type_):
+    def prop_request(self, wid, atom, type_):
         return request.GetProperty(display=self.d, defer=True, delete=False, window=wid,
                                    property=atom, type=type_, long_offset=0, long_length=PROP_LONGS)
 
-    def _value(self, wid, atom, type_, reply):
+    def prop_value(self, wid, atom, type_, reply):
         """The property's value as Window.get_full_property(...).value gives it, or None."""
         if reply.property_type == X.NONE:
             return None
@@ -274,10 +285,10 @@ class WindowTracker:
         atom = self.atoms["_NET_CLIENT_LIST_STACKING" if part == STACKING else "_NET_ACTIVE_WINDOW"]
 
         def then(r):
-            value = self._value(self.root, atom, Xatom.WINDOW, r)
+            value = self.prop_value(self.root, atom, Xatom.WINDOW, r)
             setattr(self, part, None if value is None else list(value))
             self.stale.discard(part)
-        batch.add(self._prop(self.root, atom, Xatom.WINDOW), then, lambda: None)
+        batch.add(self.prop_request(self.root, atom, Xatom.WINDOW), then, lambda: None)
 
     def _read_client(self, batch, client):
         """Queue reads of the stale parts of one client. A part is marked fresh when its read
@@ -303,66 +314,95 @@ class WindowTracker:
             batch.add(geo, lambda r: None, gone)
             batch.add(pos, lambda r: None, gone)
             batch.add(attrs, lambda r: store((pos.x, pos.y, geo.width, geo.height,
-                                              r.map_state == X.IsViewable)), gone)
+                                              r.map_state == X.IsViewable,
+                                              bool(r.override_redirect))), gone)
         elif part == TITLE:
             net_atom, utf8 = self.atoms["_NET_WM_NAME"], self.atoms["UTF8_STRING"]
-            net = self._prop(wid, net_atom, utf8)
-            plain = self._prop(wid, Xatom.WM_NAME, X.AnyPropertyType)
+            net = self.prop_request(wid, net_atom, utf8)
+            plain = self.prop_request(wid, Xatom.WM_NAME, X.AnyPropertyType)
             batch.add(net, lambda r: None, gone)
-            batch.add(plain, lambda r: store(_title(
-                self._value(wid, net_atom, utf8, net) if net.property_type != X.NONE
-                else self._value(wid, Xatom.WM_NAME, X.AnyPropertyType, r))), gone)
+            batch.add(plain, lambda r: store(title_of(
+                self.prop_value(wid, net_atom, utf8, net) if net.property_type != X.NONE
+                else self.prop_value(wid, Xatom.WM_NAME, X.AnyPropertyType, r))), gone)
         elif part == IDENTITY:
             pid_atom = self.atoms["_NET_WM_PID"]
-            wm_class = self._prop(wid, Xatom.WM_CLASS, Xatom.STRING)
-            pid = self._prop(wid, pid_atom, Xatom.CARDINAL)
+            wm_class = self.prop_request(wid, Xatom.WM_CLASS, Xatom.STRING)
+            pid = self.prop_request(wid, pid_atom, Xatom.CARDINAL)
             batch.add(wm_class, lambda r: None, gone)
             batch.add(pid, lambda r: store(self._identity(
-                wid, self._value(wid, Xatom.WM_CLASS, Xatom.STRING, wm_class),
-                self._value(wid, pid_atom, Xatom.CARDINAL, r))), gone)
+                wid, self.prop_value(wid, Xatom.WM_CLASS, Xatom.STRING, wm_class),
+                self.prop_value(wid, pid_atom, Xatom.CARDINAL, r))), gone)
 
     def _identity(self, wid, wm_class, pid_value):
         pid = int(pid_value[0]) if pid_value is not None and len(pid_value) else None
-        if pid is None and self._has_res:  # many toolkits (Tk, for one) never set _NET_WM_PID
-            reply = self.x.display.res_query_client_ids(
-                [{"client": wid, "mask": res.LocalClientPIDMask}])
-            for cid in reply.ids:
-                if cid.spec.mask & res.LocalClientPIDMask and cid.value:
-                    pid = int(cid.value[0])
-                    break
-        exe = None
-        if pid:
-            try:
-                exe = os.readlink(f"/proc/{pid}/exe")
-            except OSError:
-                pass
-        return _wm_class(wm_class), pid, exe
+        if pid is None:  # many toolkits (Tk, for one) never set _NET_WM_PID
+            pid = self.res_pid(wid)
+        return wm_class_of(wm_class), pid, exe_of(pid)
+
+    def res_pid_request(self, wid):
+        """A deferred X-Resource query for the pid of the client that made `wid` (None without
+        the extension). Unlike _NET_WM_PID, the server vouches for it (local clients only)."""
+        if not self._has_res:
+            return None
+        return res.QueryClientIds(display=self.d, defer=True,
+                                  opcode=self.d.get_extension_major(res.extname),
+                                  specs=[{"client": wid, "mask": res.LocalClientPIDMask}])
+
+    def res_pid(self, wid, reply=None):
+        """The X-Resource pid of `wid`'s client, from `reply` or a query of its own."""
+        if reply is None:
+            reply = self.res_pid_request(wid)
+            if reply is None:
+                return None
+            reply.reply()
+        for cid in reply.ids:
+            if cid.spec.mask & res.LocalClientPIDMask and cid.value:
+                return int(cid.value[0])
+        return None
 
     # -- answers (as of the last refresh) -----------------------------------------------
+    def is_client(self, client):
+        """A managed top-level client: listed by the window manager, or without one, a child
+        of the root that carries WM_CLASS and is not override-redirect (a menu, a tooltip)."""
+        if client is None or client.gone:
+            return False
+        if self.stacking is not None:
+            return True
+        return bool(client.identity[0]) and not client.geometry[5]
+
+    def client_list(self):
+        """The clients that still exist, bottom to top."""
+        return [c for c in map(self.clients.get, self.candidates()) if self.is_client(c)]
+
     def windows(self):
-        """The candidate windows that still exist, bottom to top."""
+        """The client windows, bottom to top, as `list_windows` reports them."""
         out = []
-        for wid in self.candidates():
-            client = self.clients.get(wid)
-            if client is None or client.gone:
-                continue
-            info = client.info()
-            if self.stacking is None and not info["wm_class"]:
-                continue  # without EWMH only the root's children that carry WM_CLASS count
-            x, y, width, height, mapped = client.geometry
+        for client in self.client_list():
+            wid, info = client.id, client.info()
+            x, y, width, height, mapped, _ = client.geometry
             out.append({"id": wid, "x": x, "y": y, "width": width, "height": height,
                         "mapped": mapped, "title": info["title"], "wm_class": info["wm_class"],
                         "pid": info["pid"], "exe": info["exe"]})
         return out
 
 
-def _title(raw):
+def exe_of(pid):
+    """The executable of a local process, when /proc lets us read it."""
+    if not pid:
+        return None
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return None
+
+
+def title_of(raw):
     if raw is None:
         return ""
     return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
 
 
-def _wm_class(raw):
+def wm_class_of(raw):
     """WM_CLASS as Window.get_wm_class() decodes it: [instance, class] or None."""
     if not isinstance(raw, bytes):
         return None

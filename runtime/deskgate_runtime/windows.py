@@ -1,15 +1,14 @@
 """Top-level windows through EWMH/ICCCM: the active window, the window under a point, the
 stacking list, and asking the window manager to iconify or activate one."""
-import time
-
-from Xlib import X, Xatom
-from Xlib.protocol import event
+from Xlib import X
+from Xlib.protocol import event, request
 
 from .errors import NotFound, X11Error
 from .window_tracker import GONE, IDENTITY, TITLE, Batch, WindowTracker
 
 ICONIC_STATE = 3
 WM_WAIT_S = 0.5
+FOCUS_WAIT_S = 0.2
 NOBODY = {"window": None, "title": None, "wm_class": None, "pid": None, "exe": None}
 
 
@@ -21,8 +20,8 @@ class Windows:
         self.x = x
         self.tracker = WindowTracker(x)
 
-    def refresh(self, sync=None):
-        return self.tracker.refresh(sync)
+    def refresh(self):
+        self.tracker.refresh()
 
     # -- properties ---------------------------------------------------------------------
     def _prop(self, win, name, type_=X.AnyPropertyType):
@@ -132,26 +131,50 @@ class Windows:
 
     def iconify(self, wid):
         win, _ = self._window(wid)
+        self.tracker.watch(wid, 0)  # its UnmapNotify wakes the wait
         self._send_to_root(win, "WM_CHANGE_STATE", [ICONIC_STATE])
-        self._wait(lambda: self._window(wid)[1].map_state != X.IsViewable)
+        self.x.wait_for(lambda: self._window(wid)[1].map_state != X.IsViewable, WM_WAIT_S)
 
     def activate(self, wid):
+        """Map, raise and focus a top-level window; returns once the X input focus is on it
+        (or inside it). The window manager is asked first (it raises, de-iconifies and keeps
+        its own idea of the active window); if it has not given the focus within
+        FOCUS_WAIT_S, the focus is set directly."""
         win, attrs = self._window(wid)
+        self.tracker.watch(wid, X.FocusChangeMask)  # its FocusIn wakes the wait
         if attrs.map_state == X.IsUnmapped:
             with self.x.checked(f"map window 0x{wid:x}"):
                 win.map()
-        if self._prop(self.x.root, "_NET_SUPPORTING_WM_CHECK") is None:
-            with self.x.checked(f"raise and focus window 0x{wid:x}"):
-                win.configure(stack_mode=X.Above)
-                win.set_input_focus(X.RevertToParent, X.CurrentTime)
-            return
-        self._send_to_root(win, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0])
-        self._wait(lambda: (self._prop(self.x.root, "_NET_ACTIVE_WINDOW", Xatom.WINDOW)
-                            or [0])[0] == wid)
+        if self._prop(self.x.root, "_NET_SUPPORTING_WM_CHECK") is not None:
+            self._send_to_root(win, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0])
+            if self.x.wait_for(lambda: self._focus_inside(wid), FOCUS_WAIT_S):
+                return
+        # No EWMH window manager, or it did not focus the window: do it ourselves.
+        if not self.x.wait_for(lambda: self._window(wid)[1].map_state == X.IsViewable,
+                               FOCUS_WAIT_S):
+            raise X11Error(f"window 0x{wid:x} did not become viewable, so it cannot take the "
+                           "keyboard focus")
+        with self.x.checked(f"raise and focus window 0x{wid:x}"):
+            win.configure(stack_mode=X.Above)
+            win.set_input_focus(X.RevertToParent, X.CurrentTime)
+        if not self._focus_inside(wid):
+            raise X11Error(f"window 0x{wid:x} did not keep the keyboard focus")
 
-    @staticmethod
-    def _wait(done):
-        """Give the window manager a moment to act, so the caller sees the new state."""
-        deadline = time.monotonic() + WM_WAIT_S
-        while time.monotonic() < deadline and not done():
-            time.sleep(0.005)
+    def _focus_inside(self, wid):
+        """Whether the X input focus is on window `wid` or a window inside it."""
+        with self.x.checked("get input focus", sync=False):
+            focus = self.x.display.get_input_focus().focus
+        while not isinstance(focus, int) and focus.id != self.x.root.id:
+            if focus.id == wid:
+                return True
+            tree = request.QueryTree(display=self.x.display.display, window=focus.id,
+                                     defer=True)
+            try:
+                with self.x.checked("query tree", sync=False):
+                    tree.reply()
+            except X11Error as e:
+                if e.error_name in GONE:
+                    return False
+                raise
+            focus = tree.parent
+        return False

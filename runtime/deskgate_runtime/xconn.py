@@ -1,6 +1,8 @@
 """The one X connection of the process, and the helper every failing Xlib call goes through."""
 import contextlib
 import logging
+import select
+import time
 
 from Xlib import X, display as xdisplay, error as xerror
 
@@ -70,10 +72,30 @@ class XConnection:
                 self._atoms[name] = d.intern_atom(name)
         return self._atoms[name]
 
+    def wait_for(self, done, timeout):
+        """Check `done()` again each time X events arrive (no polling), until it holds or
+        `timeout` seconds pass; return its last answer. `done` should ask the server (a round
+        trip), so that events sent before the change it waits for are in by then."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if done():
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if not self.drain_events():  # nothing queued: sleep until the server says something
+                try:
+                    select.select([self.display.fileno()], [], [], remaining)
+                except OSError as e:
+                    raise DisplayError(f"X connection lost: {e}") from e
+
     def drain_events(self):
-        """Handle queued events; MappingNotify tells listeners the keyboard map changed."""
+        """Handle queued events (returns how many); MappingNotify tells listeners the keyboard
+        map changed."""
+        count = 0
         try:
             while self.display.pending_events():
+                count += 1
                 ev = self.display.next_event()
                 listeners = (self.mapping_listeners if ev.type == X.MappingNotify
                              else self.event_listeners)
@@ -81,6 +103,7 @@ class XConnection:
                     listener(ev)
         except (xerror.ConnectionClosedError, OSError) as e:
             raise DisplayError(f"X connection lost: {e}") from e
+        return count
 
     def close(self):
         try:
