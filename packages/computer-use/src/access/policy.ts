@@ -40,12 +40,37 @@ export const tenantPolicySchema = z.strictObject({
 
 export type TenantPolicy = z.infer<typeof tenantPolicySchema>;
 
-export const policyFileSchema = z.strictObject({
-  default: tenantPolicySchema.default(tenantPolicySchema.parse({})),
-  tenants: z.record(z.string(), tenantPolicySchema).default({}),
-});
+/**
+ * Named starting points for the default policy:
+ * - `seed`: the seed's tiers (browsers read, terminals click, trading read, the rest full) —
+ *   the default of every deployment that serves several tenants;
+ * - `sandbox`: the local sandbox, whose user owns the disposable desktop: every app up to the
+ *   full tier, the desktop's own apps granted on start (so the first call of any agent loop
+ *   works), the clipboard flags given; the gates stay on (hit-test, focus, staleness, the
+ *   shortcut blocklist without systemKeyCombos).
+ */
+export const POLICY_PROFILES = ['seed', 'sandbox'] as const;
+export type PolicyProfile = (typeof POLICY_PROFILES)[number];
 
-export type PolicyFile = z.infer<typeof policyFileSchema>;
+/** The apps of the local sandbox's desktop, granted on start under the sandbox profile. */
+export const SANDBOX_APPS = ['chromium', 'mousepad', 'pcmanfm', 'xterm'] as const;
+
+export function profilePolicy(profile: PolicyProfile): TenantPolicy {
+  if (profile === 'seed') return tenantPolicySchema.parse({});
+  return tenantPolicySchema.parse({
+    maxTier: { browser: 'full', terminal: 'full', trading: 'full', other: 'full' },
+    flags: { clipboardRead: true, clipboardWrite: true, systemKeyCombos: false },
+    grantOnStart: { apps: [...SANDBOX_APPS], clipboardRead: true, clipboardWrite: true },
+  });
+}
+
+export const policyFileSchema = z.strictObject({
+  profile: z.enum(POLICY_PROFILES).default('seed').describe('The starting point of `default` when the file gives none'),
+  default: tenantPolicySchema.optional(),
+  tenants: z.record(z.string(), tenantPolicySchema).default({}),
+}).transform(({ profile, default: base, tenants }) => ({ profile, default: base ?? profilePolicy(profile), tenants }));
+
+export type PolicyFile = z.output<typeof policyFileSchema>;
 
 export const defaultPolicy = (): TenantPolicy => tenantPolicySchema.parse({});
 

@@ -56,6 +56,6 @@ test('an app with no way to start it is bad_args, and paths are refused', async 
   const { call } = session();
   const missing = await call({ app: 'xterm' });
   assert.equal(missing.structuredContent?.error?.kind, 'bad_args');
-  assert.match(textOf(missing), /no \.desktop entry or executable named "xterm"/);
+  assert.match(textOf(missing), /no application entry named "xterm"/);
   assert.equal((await call({ app: '/usr/bin/xterm' })).structuredContent?.error?.kind, 'bad_args');
 });
