@@ -24,6 +24,7 @@ export type ToolErrorKind =
   | 'worker_lost'
   | 'timeout'
   | 'disabled'
+  | 'quota_exceeded'
   | 'blocked_key_combo';
 
 export class ToolError extends Error {
