@@ -4,9 +4,16 @@
  * the state in memory and writes it to Redis (with lastUsedAt) in the same transaction that
  * pushes the reply: no Redis round trip of its own on the action's path, nothing lost on a
  * restart.
+ *
+ * The kill switch is enforced here too, not only by the gateway: before every action, and
+ * while one runs (a batch, a wait, a held key) it is watched, and switching it on — or losing
+ * sight of it — stops the call at once with `disabled`.
  */
-import { callTool, errorResult, findTool, type ApprovalBroker, type SessionState, type TenantPolicy } from '@deskgate/computer-use';
-import type { ActionHandler, SessionRef, SessionStore } from '@deskgate/dispatch';
+
+/** How often a running call looks at the kill switch (its reads are cached for as long). */
+export const KILL_SWITCH_WATCH_MS = 100;
+import { ToolError, callTool, errorResult, findTool, type ApprovalBroker, type SessionState, type TenantPolicy } from '@deskgate/computer-use';
+import type { ActionHandler, KillSwitch, SessionRef, SessionStore } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { Desktop } from '../desktops/desktop.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
@@ -15,7 +22,7 @@ export function actionRunner(
   desktop: Desktop,
   owner: SessionRef,
   state: SessionState,
-  access: { policy: TenantPolicy; approvals: ApprovalBroker },
+  access: { policy: TenantPolicy; approvals: ApprovalBroker; killSwitch: KillSwitch },
   sessions: SessionStore,
   metrics: WorkerMetrics,
   log: Logger,
@@ -32,14 +39,25 @@ export function actionRunner(
       const message = `This session uses coordinate mode ${state.coordinateMode}, fixed when it was created; this endpoint asked for ${request.coordinateMode}. Connect with ?coordinate_mode=${state.coordinateMode}, or use another session name. Nothing was done.`;
       return { result: errorResult('state_conflict', message), timings: {} };
     }
+    const { killSwitch, ...toolAccess } = access;
+    const stopped = await killSwitch.refusal(owner.tenant);
+    if (stopped) return { result: errorResult(stopped.kind, stopped.message), timings: {} };
     const before = JSON.stringify(state);
 
     desktop.executor.takeTimings();
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), Math.max(0, request.deadline - Date.now()));
+    const timer = setTimeout(
+      () => controller.abort(new ToolError('timeout', `${request.tool} ran out of time and was stopped.`)),
+      Math.min(Math.max(0, request.deadline - Date.now()), 2 ** 31 - 1),
+    );
+    const watch = setInterval(() => {
+      void killSwitch.refusal(owner.tenant).then((refusal) => refusal && controller.abort(refusal));
+    }, KILL_SWITCH_WATCH_MS);
     const toolStarted = performance.now();
-    const result = await callTool(request.tool, request.args, { executor: desktop.executor, state, signal: controller.signal, ...access });
-    clearTimeout(timer);
+    const result = await callTool(request.tool, request.args, { executor: desktop.executor, state, signal: controller.signal, ...toolAccess }).finally(() => {
+      clearTimeout(timer);
+      clearInterval(watch);
+    });
     const toolMs = performance.now() - toolStarted;
 
     const changed = JSON.stringify(state) !== before;
