@@ -9,12 +9,33 @@ import time
 from pathlib import Path
 
 import pytest
+from Xlib import X, XK, Xatom
 
 RUNTIME_DIR = Path(__file__).resolve().parents[1]
 REPO = RUNTIME_DIR.parent
 PROBE_APP = REPO / "tests" / "probe" / "probe_app.py"
 PYTHON = "/usr/bin/python3"
 PROBE_CLASS = "DeskgateProbe"
+
+
+# Names for the tests' own key chords. The runtime takes keysyms only: the core parses names.
+TEST_KEY_NAMES = {"ctrl": "Control_L", "alt": "Alt_L", "shift": "Shift_L", "meta": "Super_L",
+                  "enter": "Return"}
+
+
+def chords(spec):
+    """'ctrl+a BackSpace' -> [[Control_L, a], [BackSpace]] as keysym numbers."""
+    out = []
+    for chord in spec.split():
+        keysyms = []
+        for name in chord.split("+"):
+            keysym = XK.string_to_keysym(TEST_KEY_NAMES.get(name, name))
+            if not keysym and len(name) == 1:
+                keysym = ord(name) if ord(name) < 0x100 else 0x01000000 + ord(name)
+            assert keysym, f"test key name {name!r}"
+            keysyms.append(keysym)
+        out.append(keysyms)
+    return out
 
 
 def wait_until(predicate, timeout=5.0, interval=0.02):
@@ -200,11 +221,42 @@ def focused(rt, probe):
     since = probe.mark()
     x, y = probe.center("text")
     rt.call("click", x=x, y=y, button="left", count=1)
-    rt.call("key", keys="ctrl+a")
-    rt.call("key", keys="BackSpace")
+    rt.call("key", chords=chords("ctrl+a"))
+    rt.call("key", chords=chords("BackSpace"))
     # Wait for the probe to have recorded all of that, so tests start from a quiet log.
     assert probe.wait_for(lambda e: e["type"] == "key_release" and e["keysym"] == "BackSpace",
                           since)
     if probe.text_value() not in ("", None):
         assert probe.wait_text("", since), "could not clear the probe's text"
     return win
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory):
+    """A second X server without a window manager, and a runtime on it."""
+    desk = Desktop(tmp_path_factory.mktemp("bare"), wm=False)
+    try:
+        yield desk, RuntimeProcess(desk)
+    finally:
+        desk.close()
+
+
+def make_window(d, parent, x, y, w, h, name=None, wm_class=None, border=0, **attrs):
+    win = parent.create_window(x, y, w, h, border, X.CopyFromParent, X.InputOutput,
+                               X.CopyFromParent, **attrs)
+    if name is not None:
+        set_title(d, win, name)
+    if wm_class is not None:
+        win.set_wm_class(*wm_class)
+    return win
+
+
+def set_title(d, win, name):
+    win.set_wm_name(name.encode("latin-1", "replace"))
+    win.change_property(d.intern_atom("_NET_WM_NAME"), d.intern_atom("UTF8_STRING"), 8,
+                        name.encode())
+
+
+def set_stacking(d, wins):
+    d.screen().root.change_property(d.intern_atom("_NET_CLIENT_LIST_STACKING"), Xatom.WINDOW,
+                                    32, [w.id for w in wins])

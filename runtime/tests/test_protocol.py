@@ -24,10 +24,18 @@ def test_bad_requests_get_bad_args_and_serving_continues(rt):
         ("move", {"x": 10}),
         ("scroll", {"x": 1, "y": 1, "direction": "sideways", "amount": 1}),
         ("scroll", {"x": 1, "y": 1, "direction": "up", "amount": 101}),
-        ("key", {"keys": "a", "repeat": 0}),
-        ("key", {"keys": ""}),
-        ("key", {"keys": 5}),
-        ("hold_key", {"keys": "a", "duration": 101}),
+        ("click", {"x": 10, "y": 10, "modifiers": ["Control"]}),
+        ("click", {"x": 10, "y": 10, "modifiers": ["super"]}),
+        ("drag", {"to": [5, 5], "modifiers": ["ctrl+shift"]}),
+        ("scroll", {"x": 1, "y": 1, "direction": "up", "modifiers": ["CTRL"]}),
+        ("key", {"chords": [[97]], "repeat": 0}),
+        ("key", {"chords": [[]]}),
+        ("key", {"keys": "a"}),
+        ("hold_key", {"chords": [[97]], "duration": 1}),
+        ("gate_facts", {"points": [[1, 1]] * 17}),
+        ("gate_facts", {"points": [[1280, 1]]}),
+        ("gate_facts", {"points": [1, 1]}),
+        ("gate_facts", {"points": "1,1"}),
         ("drag", {"to": [1]}),
         ("type", {}),
         ("type", {"text": None}),
@@ -69,7 +77,7 @@ def test_stdin_eof_releases_and_exits_zero(desktop, probe):
     y = probe.ready["color_area"]["y"] + 10
     since = probe.mark()
     other.call("mouse_down", button="left", x=x, y=y)
-    other.call("key_down", keys="shift")
+    other.call("key_down", chords=[[0xFFE1]])
     other.proc.stdin.close()
     assert other.proc.wait(10) == 0
     assert probe.wait_for(lambda e: e["type"] == "release" and e["button"] == 1, since)

@@ -8,13 +8,13 @@ import pytest
 from Xlib import X, Xatom, display as xdisplay, error as xerror
 from Xlib.ext import res
 
-from conftest import Desktop, RuntimeProcess
+from conftest import make_window, set_stacking, set_title
 
 GONE = (xerror.BadWindow, xerror.BadDrawable, xerror.BadMatch)
 
 
 def reference(d):
-    """(window list, active window id) read from scratch with plain python-xlib, the way the
+    """(window list, focus window id) read from scratch with plain python-xlib, the way the
     runtime answered before it tracked events."""
     root = d.screen().root
 
@@ -24,7 +24,8 @@ def reference(d):
 
     stacking = prop(root, "_NET_CLIENT_LIST_STACKING", Xatom.WINDOW)
     if stacking is None:
-        wins = [w for w in root.query_tree().children if w.get_wm_class()]
+        wins = [w for w in root.query_tree().children
+                if w.get_wm_class() and not w.get_attributes().override_redirect]
     else:
         wins = [d.create_resource_object("window", w) for w in stacking]
     out = []
@@ -49,8 +50,8 @@ def reference(d):
                     "title": "" if title is None else title.decode("utf-8", "replace"),
                     "wm_class": list(wm_class) if wm_class else None, "pid": pid,
                     "exe": os.readlink(f"/proc/{pid}/exe") if pid else None})
-    active = prop(root, "_NET_ACTIVE_WINDOW", Xatom.WINDOW)
-    return out, (active[0] if active else 0)
+    focus = d.get_input_focus().focus
+    return out, (focus if isinstance(focus, int) else focus.id)
 
 
 def assert_tracked(rt, d):
@@ -59,32 +60,16 @@ def assert_tracked(rt, d):
         before = reference(d)
         facts = rt.call("gate_facts")
         if reference(d) == before:  # nothing moved around our request: the answer is exact
-            windows, active = before
+            windows, focus = before
             assert facts["windows"] == windows
-            if active and any(w["id"] == active for w in windows):
-                mine = next(w for w in windows if w["id"] == active)
-                assert facts["frontmost"] == {"window": active, "title": mine["title"],
-                                              "wm_class": mine["wm_class"], "pid": mine["pid"],
-                                              "exe": mine["exe"]}
+            if any(w["id"] == focus for w in windows):
+                mine = next(w for w in windows if w["id"] == focus)
+                assert facts["focus"] == {"kind": "client", "window": focus, "app": {
+                    "window": focus, "title": mine["title"], "wm_class": mine["wm_class"],
+                    "pid": mine["pid"], "exe": mine["exe"]}}
             return {w["id"]: w for w in windows}
         time.sleep(0.02)
     raise AssertionError("the desktop never stood still")
-
-
-def make_window(d, parent, x, y, w, h, name=None, wm_class=None, border=0, **attrs):
-    win = parent.create_window(x, y, w, h, border, X.CopyFromParent, X.InputOutput,
-                               X.CopyFromParent, **attrs)
-    if name is not None:
-        set_title(d, win, name)
-    if wm_class is not None:
-        win.set_wm_class(*wm_class)
-    return win
-
-
-def set_title(d, win, name):
-    win.set_wm_name(name.encode("latin-1", "replace"))
-    win.change_property(d.intern_atom("_NET_WM_NAME"), d.intern_atom("UTF8_STRING"), 8,
-                        name.encode())
 
 
 def wait_listed(rt, d, wid, present=True):
@@ -123,7 +108,7 @@ def test_tracked_state_under_openbox(rt, xconn):
         assert_tracked(rt, d)
         rt.call("activate", window=a.id)  # restack and change the active window
         listed = assert_tracked(rt, d)
-        assert list(listed)[-1] == a.id and rt.call("gate_facts")["frontmost"]["window"] == a.id
+        assert list(listed)[-1] == a.id and rt.call("gate_facts")["focus"]["window"] == a.id
         rt.call("iconify", window=b.id)
         assert assert_tracked(rt, d)[b.id]["mapped"] is False
         rt.call("activate", window=b.id)
@@ -148,21 +133,6 @@ def test_tracked_state_under_openbox(rt, xconn):
             except GONE:
                 pass
     wait_listed(rt, d, a.id, present=False)
-
-
-@pytest.fixture(scope="module")
-def bare(tmp_path_factory):
-    """A second X server without a window manager, and a runtime on it."""
-    desk = Desktop(tmp_path_factory.mktemp("bare"), wm=False)
-    try:
-        yield desk, RuntimeProcess(desk)
-    finally:
-        desk.close()
-
-
-def set_stacking(d, wins):
-    d.screen().root.change_property(d.intern_atom("_NET_CLIENT_LIST_STACKING"), Xatom.WINDOW,
-                                    32, [w.id for w in wins])
 
 
 def test_tracked_state_through_nested_frames(bare):
@@ -210,7 +180,7 @@ def test_tracked_state_through_nested_frames(bare):
         root.change_property(d.intern_atom("_NET_ACTIVE_WINDOW"), Xatom.WINDOW, 32, [second.id])
         set_title(d, second, "second, renamed")
         d.sync()
-        assert rt.call("gate_facts")["frontmost"]["title"] == "second, renamed"
+        assert rt.call("frontmost_app")["title"] == "second, renamed"
         assert_tracked(rt, d)
         for i in range(40):  # a burst: the answer right after must not be stale
             other.configure(x=600 + i, y=40 + i)
@@ -258,7 +228,8 @@ def test_tracked_state_without_ewmh(bare):
         unclassed.set_input_focus(X.RevertToParent, X.CurrentTime)
         unclassed.change_property(d.intern_atom("WM_STATE"), d.intern_atom("WM_STATE"), 32, [1, 0])
         d.sync()
-        assert rt.call("gate_facts")["frontmost"]["window"] == unclassed.id
+        assert rt.call("frontmost_app")["window"] == unclassed.id
+        assert rt.call("gate_facts")["focus"]["window"] == unclassed.id
     finally:
         d.close()
 
