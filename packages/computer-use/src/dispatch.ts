@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ToolError, isToolError, type ToolErrorKind } from './errors.ts';
-import type { ContentBlock, DescribeContext, ToolContext, ToolDefinition } from './tools/define-tool.ts';
+import { annotationsOf, type ContentBlock, type DescribeContext, type ToolAnnotations, type ToolContext, type ToolDefinition } from './tools/define-tool.ts';
 import { findTool, toolsOf, type Surface } from './tools/registry.ts';
 import { runGates } from './gates/pipeline.ts';
 import { throwIfStopped } from './abort.ts';
@@ -53,20 +53,16 @@ export async function callTool(name: string, args: unknown, context: ToolContext
 
 export interface ToolDescriptor {
   name: string;
+  title: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
+  annotations: ToolAnnotations;
 }
 
 /** The tools/list answer, with descriptions that state the coordinate mode in force. */
 export function describeTools(context: DescribeContext, surface: Surface = 'native'): ToolDescriptor[] {
   return toolsOf(surface).map((tool) => {
     const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.inputSchema, { io: 'input' }) as Record<string, unknown>;
-    return {
-      name: tool.name,
-      description: tool.description(context),
-      inputSchema,
-      annotations: { readOnlyHint: tool.actionKind === 'none', destructiveHint: false, openWorldHint: false },
-    };
+    return { name: tool.name, title: tool.title, description: tool.description(context), inputSchema, annotations: annotationsOf(tool) };
   });
 }

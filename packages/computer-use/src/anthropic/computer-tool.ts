@@ -80,6 +80,8 @@ async function nativeCall(args: ComputerArgs, context: ToolContext): Promise<[st
 
 export const computerTool = defineTool({
   name: 'computer',
+  // Its actions are gated, pixel-checked and screenshot one by one, as the native tools they map to.
+  title: 'Use the computer', effect: 'acts', gated: false, pixelChecked: false, batchable: false,
   description: () =>
     `Use the mouse and keyboard and take screenshots of a virtual desktop. Actions: ${ACTIONS.join(', ')}. Coordinates are in the pixels of the last screenshot.`,
   inputSchema: schema,

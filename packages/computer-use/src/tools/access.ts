@@ -40,6 +40,7 @@ function accessResult(summary: string, data: Record<string, unknown>): ToolOutpu
 export const accessTools = [
   defineTool({
     name: 'request_access',
+    title: 'Request access to applications', effect: 'configures', gated: false, pixelChecked: false, batchable: false,
     description: () =>
       'Ask for access to applications on the desktop (call this first). Apps are granted at a tier: read (screenshots only), click (plain left clicks and scrolling), or full (everything). Clipboard and system key combos need their flags. A later request can add apps; grants are never taken away during the session.',
     inputSchema: z.strictObject({
@@ -90,6 +91,7 @@ export const accessTools = [
   }),
   defineTool({
     name: 'list_granted_applications',
+    title: 'List granted applications', effect: 'observes', gated: false, pixelChecked: false, batchable: false,
     description: () => 'List the applications this session may use, with their tiers and the grant flags.',
     inputSchema: z.strictObject({}),
     actionKind: 'none',

@@ -49,6 +49,7 @@ async function launchAndWait(app: string, grant: AppGrant, { executor, state, si
 export const appTools = [
   defineTool({
     name: 'open_application',
+    title: 'Open an application', effect: 'acts', idempotent: true, gated: true, pixelChecked: false, batchable: false,
     description: () =>
       'Bring an application to the front, starting it if it has no window yet. The app must already be granted (request_access); name it as you did there, e.g. "xterm".',
     inputSchema: z.strictObject({

@@ -37,6 +37,7 @@ const subArgs = (action: BatchAction) => Object.fromEntries(FIELDS.filter((field
 export const batchTools = [
   defineTool({
     name: 'computer_batch',
+    title: 'Run several actions', effect: 'acts', gated: false, pixelChecked: false, batchable: false,
     description: () =>
       `Run up to ${LIMITS.batchMax} actions in order in one call (${BATCHABLE.join(', ')}). Stops at the first failure and reports what completed, what failed and what was left undone. All coordinates refer to the screenshot taken before the batch.`,
     inputSchema: z.strictObject({

@@ -8,6 +8,7 @@ import { LIMITS } from './params.ts';
 export const clipboardTools = [
   defineTool({
     name: 'read_clipboard',
+    title: 'Read the clipboard', effect: 'observes', gated: true, pixelChecked: false, batchable: false,
     description: () => 'Read the text on the desktop\'s clipboard. Needs the clipboardRead grant flag.',
     inputSchema: z.strictObject({}),
     actionKind: 'none',
@@ -21,6 +22,7 @@ export const clipboardTools = [
   }),
   defineTool({
     name: 'write_clipboard',
+    title: 'Write the clipboard', effect: 'acts', idempotent: true, gated: true, pixelChecked: false, batchable: false,
     description: () => `Put text on the desktop's clipboard (at most ${LIMITS.clipboardTextMax} characters). Needs the clipboardWrite grant flag.`,
     inputSchema: z.strictObject({
       text: z.string().max(LIMITS.clipboardTextMax, { message: `clipboard text is limited to ${LIMITS.clipboardTextMax} characters` }).describe('The text to put on the clipboard'),

@@ -1,8 +1,9 @@
 /**
  * A tool is data: its seed name, a description for the model, a zod schema for its
- * arguments, the kind of action it performs (which decides the tier it needs) and a handler
- * that drives the desktop through the executor. Handlers just throw ToolError; the dispatcher
- * turns every throw into an error result.
+ * arguments, the facts it carries about itself (its effect, which decides the MCP hints, and
+ * whether it is gated, pixel-checked and batchable), the kind of action it performs (which
+ * decides the tier it needs) and a handler that drives the desktop through the executor.
+ * Handlers just throw ToolError; the dispatcher turns every throw into an error result.
  */
 import type { z } from 'zod';
 import type { Executor } from '../executor.ts';
@@ -40,7 +41,37 @@ export interface DescribeContext {
   coordinateMode: CoordinateMode;
 }
 
-export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+/**
+ * What a call does to the world. It decides the MCP hints a client reads before running a tool
+ * (a client may run read-only tools without asking anyone), so it is declared, never guessed:
+ * - `observes`: looks at the desktop or the session and changes nothing;
+ * - `configures`: changes the session's own settings (its grants, the monitor it is shown) but
+ *   sends no input and destroys nothing on the desktop;
+ * - `acts`: changes the desktop (input into apps, starting apps, the clipboard); what follows
+ *   is up to the apps, cannot be taken back, and may reach beyond the desktop (a browser).
+ */
+export type Effect = 'observes' | 'configures' | 'acts';
+
+/** The facts a tool carries about itself; the gate pipeline, computer_batch and tools/list read them. */
+export interface ToolFacts {
+  /** A short human title, shown by clients. */
+  title: string;
+  effect: Effect;
+  /** A second call with the same arguments changes nothing more. Default: true unless the tool acts. */
+  idempotent?: boolean;
+  /**
+   * Runs the gate pipeline before its handler. False only for tools that must work before any
+   * grant (request_access, list_granted_applications, wait) or whose parts are gated one by one
+   * (computer_batch, computer).
+   */
+  gated: boolean;
+  /** The pixel staleness gate compares its target with the last screenshot before it runs. */
+  pixelChecked: boolean;
+  /** Allowed as an action inside computer_batch. */
+  batchable: boolean;
+}
+
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> extends ToolFacts {
   name: string;
   description: (context: DescribeContext) => string;
   inputSchema: Schema;
@@ -54,6 +85,27 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
 
 export function actionKindOf(tool: ToolDefinition, args: unknown, state: SessionState): ActionKind {
   return tool.actionKindFor?.(args as never, state) ?? tool.actionKind;
+}
+
+/** MCP tool annotations (the hints of the 2025-11-25 and 2026-07-28 schemas). */
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** The one mapping from a tool's facts to the hints MCP clients read. */
+export function annotationsOf(tool: ToolFacts): ToolAnnotations {
+  const acts = tool.effect === 'acts';
+  return {
+    title: tool.title,
+    readOnlyHint: tool.effect === 'observes',
+    destructiveHint: acts,
+    idempotentHint: tool.idempotent ?? !acts,
+    openWorldHint: acts,
+  };
 }
 
 export function defineTool<Schema extends z.ZodType>(tool: ToolDefinition<Schema>): ToolDefinition {

@@ -7,6 +7,7 @@ import { chooseMonitor } from './monitors.ts';
 export const displayTools = [
   defineTool({
     name: 'switch_display',
+    title: 'Switch the display shown', effect: 'configures', gated: true, pixelChecked: false, batchable: false,
     description: () =>
       'Choose the monitor that screenshots show and that coordinates refer to, by the name the screenshot lists, or "auto" for the primary monitor. Take a screenshot after switching.',
     inputSchema: z.strictObject({

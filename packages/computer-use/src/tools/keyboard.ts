@@ -8,6 +8,7 @@ import { pasteText, shouldPaste } from './paste.ts';
 export const keyboardTools = [
   defineTool({
     name: 'type',
+    title: 'Type text', effect: 'acts', gated: true, pixelChecked: false, batchable: true,
     description: () =>
       `Type text into the focused window, as a person would on the keyboard. Any Unicode text; newlines press Return. At most ${LIMITS.typeTextMax} characters per call. With the clipboardWrite grant, long or multi-line text is pasted instead (the clipboard is restored afterwards).`,
     inputSchema: z.strictObject({
@@ -25,6 +26,7 @@ export const keyboardTools = [
   }),
   defineTool({
     name: 'key',
+    title: 'Press a key or chord', effect: 'acts', gated: true, pixelChecked: false, batchable: true,
     description: () => 'Press a key or key chord in xdotool style, e.g. "Return", "ctrl+a", "ctrl+shift+t", optionally several times.',
     inputSchema: z.strictObject({
       text: chord,
@@ -39,6 +41,7 @@ export const keyboardTools = [
   }),
   defineTool({
     name: 'hold_key',
+    title: 'Hold a key down', effect: 'acts', gated: true, pixelChecked: false, batchable: true,
     description: () => 'Hold a key or chord down for a number of seconds, then release it.',
     inputSchema: z.strictObject({
       text: chord,

@@ -19,6 +19,7 @@ const clickSchema = z.strictObject({
 function clickTool(name: string, verb: string, button: MouseButton, count: 1 | 2 | 3): ToolDefinition {
   return defineTool({
     name,
+    title: verb, effect: 'acts', gated: true, pixelChecked: true, batchable: true,
     description: (ctx) => `${verb} at a coordinate ${coordinateSpace(ctx)}. Optional modifier keys in text.`,
     inputSchema: clickSchema,
     // Plain left clicks need the click tier; other buttons or modifiers need full.
@@ -42,6 +43,7 @@ export const mouseTools = [
   clickTool('middle_click', 'Middle-click', 'middle', 1),
   defineTool({
     name: 'mouse_move',
+    title: 'Move the pointer', effect: 'acts', idempotent: true, gated: true, pixelChecked: false, batchable: true,
     description: (ctx) => `Move the mouse pointer to a coordinate ${coordinateSpace(ctx)}. While the left button is held (left_mouse_down) this drags.`,
     inputSchema: z.strictObject({ coordinate: coordinate('Where to move the pointer, [x, y]') }),
     actionKind: 'hover',
@@ -54,6 +56,7 @@ export const mouseTools = [
   }),
   defineTool({
     name: 'left_click_drag',
+    title: 'Drag with the left button', effect: 'acts', gated: true, pixelChecked: true, batchable: true,
     description: (ctx) => `Press the left button at start_coordinate (default: the current pointer position), move to coordinate and release there. Coordinates ${coordinateSpace(ctx)}.`,
     inputSchema: z.strictObject({
       coordinate: coordinate('Where to release the button, [x, y]'),
@@ -70,6 +73,7 @@ export const mouseTools = [
   }),
   defineTool({
     name: 'left_mouse_down',
+    title: 'Press the left button', effect: 'acts', gated: true, pixelChecked: false, batchable: true,
     description: () => 'Press and hold the left mouse button at the current pointer position. Release it with left_mouse_up.',
     inputSchema: z.strictObject({}),
     actionKind: 'mouse',
@@ -82,6 +86,7 @@ export const mouseTools = [
   }),
   defineTool({
     name: 'left_mouse_up',
+    title: 'Release the left button', effect: 'acts', gated: true, pixelChecked: false, batchable: true,
     description: () => 'Release the left mouse button pressed with left_mouse_down.',
     inputSchema: z.strictObject({}),
     actionKind: 'mouse',
@@ -96,6 +101,7 @@ export const mouseTools = [
   }),
   defineTool({
     name: 'scroll',
+    title: 'Scroll', effect: 'acts', gated: true, pixelChecked: true, batchable: true,
     description: (ctx) => `Scroll at a coordinate ${coordinateSpace(ctx)}, by scroll_amount wheel clicks in scroll_direction.`,
     inputSchema: z.strictObject({
       coordinate: coordinate('Where to scroll, [x, y]'),
@@ -115,6 +121,7 @@ export const mouseTools = [
   }),
   defineTool({
     name: 'cursor_position',
+    title: 'Get the pointer position', effect: 'observes', gated: true, pixelChecked: false, batchable: true,
     description: (ctx) => `Get the mouse pointer position ${coordinateSpace(ctx)}.`,
     inputSchema: z.strictObject({}),
     actionKind: 'none',

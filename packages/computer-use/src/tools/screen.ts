@@ -12,6 +12,7 @@ export const JPEG_QUALITY = 75;
 export const screenTools = [
   defineTool({
     name: 'screenshot',
+    title: 'Take a screenshot', effect: 'observes', gated: true, pixelChecked: false, batchable: true,
     description: () =>
       'Take a screenshot of the desktop. Coordinates you send to other tools are read off the most recent screenshot, so take a new one whenever the screen may have changed.',
     inputSchema: z.strictObject({

@@ -6,6 +6,7 @@ import { seconds } from './params.ts';
 export const waitTools = [
   defineTool({
     name: 'wait',
+    title: 'Wait', effect: 'observes', gated: false, pixelChecked: false, batchable: true,
     description: () => 'Wait a number of seconds (0–100), e.g. for an app to finish loading.',
     inputSchema: z.strictObject({ duration: seconds('How long to wait, in seconds (0–100)') }),
     actionKind: 'none',

@@ -16,6 +16,7 @@ const edge = z.number().int().min(0).max(LIMITS.coordinateMax);
 export const zoomTools = [
   defineTool({
     name: 'zoom',
+    title: 'Zoom into the last screenshot', effect: 'observes', gated: true, pixelChecked: false, batchable: false,
     description: () =>
       'Look closer at a region of the last screenshot: [x0, y0, x1, y1] in that screenshot\'s pixels (x1 > x0, y1 > y0). Returns the region at the display\'s full resolution. The last screenshot stays the frame for coordinates.',
     inputSchema: z.strictObject({
