@@ -9,3 +9,8 @@ export * from './desktop-registry.ts';
 export * from './lifecycle.ts';
 export * from './audit-log.ts';
 export * from './approvals.ts';
+export * from './short-lived-cache.ts';
+export * from './kill-switch.ts';
+export * from './quota.ts';
+export * from './lock-claim.ts';
+export * from './logger.ts';

@@ -20,6 +20,10 @@ export const keys = {
   approvalDecision: (id: string) => `${PREFIX}:approval:${id}:decision`,
   killSwitch: () => `${PREFIX}:killswitch`,
   tenantKillSwitch: (tenant: string) => `${PREFIX}:tenant:${tenant}:killswitch`,
+  /** A tenant's tool calls in the current one-second window (a counter that expires with it). */
+  tenantCalls: (tenant: string) => `${PREFIX}:tenant:${tenant}:calls`,
+  /** Sessions being started for a tenant (name → expiry, ms): counted against its session quota until they exist. */
+  tenantSessionReservations: (tenant: string) => `${PREFIX}:tenant:${tenant}:starting`,
   /** A session's audit log: a stream, capped in length and expiring when the session goes quiet. */
   audit: (tenant: string, name: string) => `${PREFIX}:audit:${tenant}:${name}`,
   /** BullMQ prefix; queues live under it. */

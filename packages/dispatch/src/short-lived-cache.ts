@@ -1,8 +1,8 @@
 /**
- * Values the gateway reads from Redis on every request but that change rarely (the kill
- * switch, a verified API key), remembered for a short time: back-to-back calls skip a Redis
- * round trip each, and a change takes effect everywhere within `ttlMs`. Bounded: when full,
- * it starts over rather than grow.
+ * Values read from Redis on every request but that change rarely (the kill switch, a verified
+ * API key), remembered for a short time: back-to-back calls skip a Redis round trip each, and
+ * a change takes effect everywhere within `ttlMs`. Bounded: when full, it starts over rather
+ * than grow.
  */
 export class ShortLivedCache<V> {
   private readonly entries = new Map<string, { at: number; value: V }>();

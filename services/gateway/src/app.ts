@@ -14,7 +14,7 @@ import type { GatewayMetrics } from './http/metrics.ts';
 import { accessRoutes } from './http/access-routes.ts';
 import { auditRoute } from './http/audit-route.ts';
 import { lockRoutes } from './http/lock-routes.ts';
-import { KillSwitch } from './killswitch/kill-switch.ts';
+import { KillSwitch } from '@deskgate/dispatch';
 import { createCallAuditor } from './mcp/call-auditor.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { createServerFactory, type CallScope } from './mcp/server-factory.ts';

@@ -7,8 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { keys, tenantId } from '@deskgate/dispatch';
-import { ShortLivedCache } from '../cache/short-lived-cache.ts';
+import { ShortLivedCache, keys, tenantId } from '@deskgate/dispatch';
 
 export interface Principal {
   tenant: string;

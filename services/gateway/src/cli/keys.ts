@@ -6,7 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../auth/api-keys.ts';
-import { KillSwitch } from '../killswitch/kill-switch.ts';
+import { KillSwitch } from '@deskgate/dispatch';
 
 const [command, arg, label] = process.argv.slice(2);
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });

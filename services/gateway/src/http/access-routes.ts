@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ApprovalStore } from '@deskgate/dispatch';
-import type { KillSwitch } from '../killswitch/kill-switch.ts';
+import type { KillSwitch } from '@deskgate/dispatch';
 import type { AuthEnv } from '../middleware/bearer-auth/index.ts';
 
 const decisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']) });

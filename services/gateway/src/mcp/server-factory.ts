@@ -12,7 +12,7 @@ import type { SessionRouter } from '../sessions/session-router.ts';
 import type { GatewayMetrics } from '../http/metrics.ts';
 import type { CallAuditor } from './call-auditor.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-checks.ts';
-import type { KillSwitch } from '../killswitch/kill-switch.ts';
+import type { KillSwitch } from '@deskgate/dispatch';
 
 export const SERVER_INFO = { name: 'deskgate', version: '0.1.0' };
 
@@ -50,9 +50,9 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
           : 'deskgate gives you a virtual desktop. Take a screenshot first; coordinates you send are read off the most recent screenshot.',
     });
     // The core's descriptors are plain JSON Schema objects; the SDK's type wants its own shape.
-    // While the kill switch is on, the tenant is offered no tools at all.
+    // While the kill switch is on (or its state is unknown), the tenant is offered no tools at all.
     server.setRequestHandler('tools/list', async () => ({
-      tools: (scope && (await killSwitch.isOn(scope.ref.tenant)) ? [] : describeTools({ coordinateMode: scope?.coordinateMode ?? 'pixels' }, scope?.surface)) as never,
+      tools: (!scope || (await killSwitch.isOnOrUnknown(scope.ref.tenant)) ? [] : describeTools({ coordinateMode: scope.coordinateMode }, scope.surface)) as never,
     }));
     server.setRequestHandler('tools/call', async (request) => {
       if (!scope) return errorResult('permission_missing', 'Not authenticated.') as never;
@@ -61,9 +61,8 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       let result: ToolCallResult;
       let timings: Record<string, number> = {};
       try {
-        if (await killSwitch.isOn(scope.ref.tenant)) {
-          throw new ToolError('disabled', 'Computer use is switched off for this tenant (kill switch). Nothing was done.');
-        }
+        const switchedOff = await killSwitch.refusal(scope.ref.tenant);
+        if (switchedOff) throw switchedOff;
         if (!toolsOf(scope.surface).some((tool) => tool.name === name)) {
           const where = scope.surface === 'computer' ? 'the /mcp endpoint' : 'the /computer endpoint';
           throw new ToolError('bad_args', findTool(name) ? `${name} is not offered here; it is served at ${where}.` : `Unknown tool "${name}". Call tools/list for the tools deskgate offers.`);

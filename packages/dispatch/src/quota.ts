@@ -1,0 +1,85 @@
+/**
+ * Per-tenant quotas, so one tenant cannot take the capacity every tenant shares: how many
+ * sessions (desktops) it holds at once, and how many tool calls it makes per second. Both are
+ * kept in Redis, so they hold across gateway replicas; each check is one script, one round
+ * trip. A tenant over a quota gets `quota_exceeded`, saying which limit and when to retry,
+ * and nothing is queued or started.
+ */
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import { ToolError } from '@deskgate/computer-use';
+import { keys } from './keys.ts';
+import type { SessionRef } from './names.ts';
+
+const lua = (name: string) => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
+const countCallScript = lua('count-call.lua');
+const reserveSessionScript = lua('reserve-session.lua');
+
+export const QUOTA_DEFAULTS = { maxSessions: 8, callsPerSecond: 100 } as const;
+const WINDOW_MS = 1000;
+
+export interface TenantQuotaOptions {
+  /** Concurrent sessions per tenant. */
+  maxSessions?: number;
+  /** Tool calls per second per tenant; 0 turns the limit (and its round trip) off. */
+  callsPerSecond?: number;
+  /** How long a session being started holds its place (past its allocation timeout). */
+  reservationMs?: number;
+}
+
+export class QuotaExceededError extends ToolError {
+  constructor(message: string) {
+    super('quota_exceeded', message);
+  }
+}
+
+export class TenantQuotas {
+  readonly maxSessions: number;
+  readonly callsPerSecond: number;
+  private readonly reservationMs: number;
+
+  constructor(
+    private readonly redis: Redis,
+    options: TenantQuotaOptions = {},
+  ) {
+    this.maxSessions = options.maxSessions ?? QUOTA_DEFAULTS.maxSessions;
+    this.callsPerSecond = options.callsPerSecond ?? QUOTA_DEFAULTS.callsPerSecond;
+    this.reservationMs = options.reservationMs ?? 120_000;
+  }
+
+  /** Counts one tool call; throws QuotaExceededError when the tenant is over its rate. */
+  async countCall(tenant: string): Promise<void> {
+    if (this.callsPerSecond === 0) return;
+    const [allowed, , leftMs] = (await this.redis.eval(countCallScript, 1, keys.tenantCalls(tenant), this.callsPerSecond, WINDOW_MS)) as [number, number, number];
+    if (allowed === 1) return;
+    const seconds = Math.max(0.1, Math.ceil(leftMs / 100) / 10);
+    throw new QuotaExceededError(`This tenant is over its limit of ${this.callsPerSecond} tool calls per second. Nothing was done; retry in ${seconds} s.`);
+  }
+
+  /**
+   * Holds a place for a session about to be started, or throws QuotaExceededError when the
+   * tenant already has its quota of sessions. Call the returned function once the allocation
+   * has ended, whichever way: the session then counts as a member of the tenant's sessions.
+   */
+  async reserveSession(ref: SessionRef): Promise<() => Promise<void>> {
+    const reservations = keys.tenantSessionReservations(ref.tenant);
+    const [ok, inUse] = (await this.redis.eval(
+      reserveSessionScript,
+      2,
+      keys.sessionsOfTenant(ref.tenant),
+      reservations,
+      ref.name,
+      this.maxSessions,
+      Date.now(),
+      this.reservationMs,
+    )) as [number, number];
+    if (ok !== 1) {
+      throw new QuotaExceededError(
+        `This tenant already has ${inUse} sessions, its limit of concurrent sessions is ${this.maxSessions}, so session "${ref.name}" was not started. Nothing was done: end a session you no longer need (DELETE /v1/sessions/<name>) and retry, or retry once one has ended.`,
+      );
+    }
+    return async () => {
+      await this.redis.zrem(reservations, ref.name);
+    };
+  }
+}
