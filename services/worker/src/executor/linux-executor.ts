@@ -9,18 +9,22 @@ import {
   type CaptureRequest,
   type CapturedImage,
   type Executor,
+  type GateFacts,
+  type KeysymChord,
   type LaunchSpec,
   type Monitor,
   type MouseButton,
   type Point,
   type WindowInfo,
   type ScrollDirection,
+  type SurfaceKind,
 } from '@deskgate/computer-use';
 import type { CaptureClient } from '../helpers/capture-client.ts';
 import { HelperError } from '../helpers/helper-process.ts';
 import type { InputClient } from '../helpers/input-client.ts';
 import { findLauncher } from '../launch/desktop-entries.ts';
 import type { ProcessLauncher } from '../launch/launcher.ts';
+import { workerDesktopIndex, type DesktopIndex } from './desktop-identity.ts';
 
 async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 'executor_failed' | 'capture_failed'): Promise<T> {
   try {
@@ -36,6 +40,7 @@ async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 
 
 const LAYOUT_TTL_MS = 2000;
 
+/** What the input runtime answers (runtime/deskgate_runtime, docs/input-runtime.md). */
 interface RawApp {
   window: number | null;
   title: string | null;
@@ -44,19 +49,27 @@ interface RawApp {
   exe: string | null;
 }
 
-type RawWindow = RawApp & { id: number; x: number; y: number; width: number; height: number; mapped: boolean };
+type RawWindow = Omit<RawApp, 'window'> & { id: number; x: number; y: number; width: number; height: number; mapped: boolean };
 
-const toWindow = (raw: RawWindow): WindowInfo => ({
-  ...toApp({ ...raw, window: raw.id }),
-  window: raw.id,
-  x: raw.x,
-  y: raw.y,
-  width: raw.width,
-  height: raw.height,
-  mapped: raw.mapped,
-});
+interface RawSurface {
+  kind: SurfaceKind;
+  window: number | null;
+  app: RawApp | null;
+}
 
-const toApp = (raw: RawApp): AppInfo => ({ window: raw.window, title: raw.title, wmClass: raw.wm_class, pid: raw.pid, exe: raw.exe });
+interface RawGateFacts {
+  windows: RawWindow[];
+  focus: RawSurface;
+  at: RawSurface[];
+  cursor: Point;
+  under_pointer: RawSurface;
+  buttons: MouseButton[];
+}
+
+type Surface = GateFacts['focus'];
+
+/** How long a key is held down at most (hold_key), whatever the caller asks. */
+const MAX_HOLD_MS = 2 ** 31 - 1;
 
 export class LinuxExecutor implements Executor {
   private layout: { at: number; monitors: Monitor[] } | null = null;
@@ -75,7 +88,21 @@ export class LinuxExecutor implements Executor {
     private readonly input: InputClient,
     /** Starts apps on this desktop's display (open_application) and ends them with it. */
     private readonly launcher: ProcessLauncher,
+    /** Installed apps, to name a window by its .desktop id. */
+    private readonly desktopIds: DesktopIndex = workerDesktopIndex,
   ) {}
+
+  private toApp(raw: RawApp): AppInfo {
+    return { window: raw.window, title: raw.title, wmClass: raw.wm_class, pid: raw.pid, exe: raw.exe, desktopId: this.desktopIds.idFor(raw.wm_class) };
+  }
+
+  private toWindow(raw: RawWindow): WindowInfo {
+    return { ...this.toApp({ ...raw, window: raw.id }), window: raw.id, x: raw.x, y: raw.y, width: raw.width, height: raw.height, mapped: raw.mapped };
+  }
+
+  private toSurface(raw: RawSurface): Surface {
+    return { kind: raw.kind, window: raw.window, app: raw.app ? this.toApp(raw.app) : null };
+  }
 
   private async input_<T = Record<string, unknown>>(op: string, params: Record<string, unknown> = {}): Promise<T> {
     const started = performance.now();
@@ -143,27 +170,49 @@ export class LinuxExecutor implements Executor {
   async scroll(at: Point, direction: ScrollDirection, amount: number, modifiers: string[]) {
     await this.input_('scroll', { x: at.x, y: at.y, direction, amount, modifiers });
   }
-  async key(chord: string, repeat: number) {
-    await this.input_('key', { keys: chord, repeat });
+  async key(chords: KeysymChord[], repeat: number) {
+    await this.input_('key', { chords, repeat });
   }
   async type(text: string) {
     await this.input_('type', { text });
   }
-  async holdKey(chord: string, seconds: number) {
-    await this.input_('hold_key', { keys: chord, duration: seconds });
+  async holdKey(chords: KeysymChord[], seconds: number, signal: AbortSignal) {
+    if (signal.aborted) throw stopped(signal);
+    try {
+      await this.input_('key_down', { chords });
+    } catch (error) {
+      // An X error may come after some keys went down: let nothing stay pressed.
+      await this.input_('key_up', { chords }).catch(() => undefined);
+      throw error;
+    }
+    try {
+      await holdFor(Math.min(seconds * 1000, MAX_HOLD_MS), signal);
+    } finally {
+      // Always released, at once when the call is stopped.
+      await this.input_('key_up', { chords });
+    }
   }
   async cursorPosition(): Promise<Point> {
     return this.input_<Point>('cursor_position');
   }
   async frontmostApp(): Promise<AppInfo> {
-    return toApp(await this.input_<RawApp>('frontmost_app'));
+    const [raw] = await Promise.all([this.input_<RawApp>('frontmost_app'), this.desktopIds.ready()]);
+    return this.toApp(raw);
   }
   async listWindows(): Promise<WindowInfo[]> {
-    return (await this.input_<{ windows: RawWindow[] }>('list_windows')).windows.map(toWindow);
+    const [raw] = await Promise.all([this.input_<{ windows: RawWindow[] }>('list_windows'), this.desktopIds.ready()]);
+    return raw.windows.map((window) => this.toWindow(window));
   }
-  async gateFacts() {
-    const facts = await this.input_<{ windows: RawWindow[]; frontmost: RawApp; cursor: Point }>('gate_facts');
-    return { windows: facts.windows.map(toWindow), frontmost: toApp(facts.frontmost), cursor: facts.cursor };
+  async gateFacts(points: Point[]): Promise<GateFacts> {
+    const [raw] = await Promise.all([this.input_<RawGateFacts>('gate_facts', { points: points.map((p) => [p.x, p.y]) }), this.desktopIds.ready()]);
+    return {
+      windows: raw.windows.map((window) => this.toWindow(window)),
+      focus: this.toSurface(raw.focus),
+      at: raw.at.map((surface) => this.toSurface(surface)),
+      cursor: raw.cursor,
+      underPointer: this.toSurface(raw.under_pointer),
+      buttonsHeld: raw.buttons,
+    };
   }
   async readClipboard(): Promise<string | null> {
     return (await this.input_<{ text: string | null }>('clipboard_read')).text;
@@ -200,4 +249,25 @@ export class LinuxExecutor implements Executor {
       this.timings.compareMs = performance.now() - started;
     }
   }
+}
+
+/** The error a stopped call ends with: the abort's reason when it is a ToolError. */
+function stopped(signal: AbortSignal): ToolError {
+  return signal.reason instanceof ToolError ? signal.reason : new ToolError('timeout', 'The call ran out of time and was stopped.');
+}
+
+/** Waits `ms`; rejects with the stop reason as soon as `signal` aborts. */
+function holdFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(stopped(signal));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
