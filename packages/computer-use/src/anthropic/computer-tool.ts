@@ -1,81 +1,56 @@
 /**
- * A `computer` tool that speaks the actions of Anthropic's computer_20250124 and
- * computer_20251124 tools (zoom included), so an existing computer-use agent loop can point
- * at deskgate. Every action is mapped onto the native tool of the same meaning and run by the
- * same dispatcher — the same validation, the same gates, the same executor.
+ * A `computer` tool that speaks Anthropic's computer_20250124 and computer_20251124 (zoom), so an
+ * agent loop written for them can point at deskgate unchanged: the same action names,
+ * parameters, refusals and replies as the reference implementation, a screenshot of the
+ * settled screen with every action (the reference loop sleeps 2 s, then screenshots), and
+ * cursor_position as "X=..,Y=..". Each action runs as the native tool of the same meaning,
+ * through the same dispatcher — the same validation, gates and executor. Action table and
+ * choices: docs/computer-endpoint.md.
  */
 import { z } from 'zod';
-import { callTool } from '../dispatch.ts';
+import { callTool, type ToolCallResult } from '../dispatch.ts';
 import { ToolError } from '../errors.ts';
-import { fromScreen } from '../geometry/coordinates.ts';
-import { defineTool, type ToolContext } from '../tools/define-tool.ts';
+import { fromScreen, type ScreenshotGeometry } from '../geometry/coordinates.ts';
+import { targetImageSize } from '../geometry/image-size.ts';
+import { defineTool, type ToolContext, type ToolOutput } from '../tools/define-tool.ts';
+import { chooseMonitor } from '../tools/monitors.ts';
+import { SETTLE_MAX_MS, settledScreenshot, textOf } from '../tools/settled-screenshot.ts';
 import { frameOf } from '../tools/target.ts';
-
-const ACTIONS = [
-  'screenshot', 'zoom', 'left_click', 'right_click', 'middle_click', 'double_click', 'triple_click',
-  'mouse_move', 'left_click_drag', 'left_mouse_down', 'left_mouse_up', 'scroll', 'type', 'key', 'hold_key',
-  'wait', 'cursor_position',
-] as const;
-type Action = (typeof ACTIONS)[number];
-
-const CLICKS = new Set<Action>(['left_click', 'right_click', 'middle_click', 'double_click', 'triple_click']);
+import { findTool } from '../tools/registry.ts';
+import { ACTION_NAMES, toNative, type ComputerArgs, type NativeCall } from './actions.ts';
+import { dragWithModifiers } from './modified-drag.ts';
 
 const schema = z.strictObject({
-  action: z.enum(ACTIONS).describe('What to do'),
-  coordinate: z.array(z.number()).optional().describe('[x, y] in screenshot pixels: where to click, move, scroll, or end a drag'),
-  start_coordinate: z.array(z.number()).optional().describe('[x, y] where a left_click_drag starts'),
-  text: z.string().optional().describe('Text to type, a key chord for key/hold_key, or modifier keys held during a click or scroll'),
+  action: z.enum(ACTION_NAMES as [string, ...string[]]).describe('What to do'),
+  coordinate: z.array(z.number()).optional().describe('[x, y] in screenshot pixels: where to click, move, scroll, or end a drag; clicks and scroll without it act where the pointer is'),
+  start_coordinate: z.array(z.number()).optional().describe('[x, y] where a left_click_drag starts (default: where the pointer is)'),
+  text: z.string().optional().describe('Text to type, a key chord for key and hold_key, keys held during a click, drag or scroll ("shift", "ctrl+shift"), or the app for open_application'),
   scroll_direction: z.enum(['up', 'down', 'left', 'right']).optional().describe('For scroll'),
   scroll_amount: z.number().optional().describe('For scroll: wheel clicks'),
   duration: z.number().optional().describe('Seconds, for wait and hold_key'),
   region: z.array(z.number()).optional().describe('[x0, y0, x1, y1] in screenshot pixels, for zoom'),
 });
-type ComputerArgs = z.infer<typeof schema>;
 
-function pick(args: ComputerArgs, fields: (keyof ComputerArgs)[]): Record<string, unknown> {
-  return Object.fromEntries(fields.filter((field) => args[field] !== undefined).map((field) => [field, args[field]]));
-}
-
-/** Anthropic's clicks may omit the coordinate: they then click where the pointer is. */
+/** Where the pointer is, in the pixels of the last screenshot (the reference's clicks without a coordinate click there). */
 async function pointerCoordinate(context: ToolContext): Promise<[number, number]> {
-  const point = await context.executor.cursorPosition();
-  const { x, y } = fromScreen(point, await frameOf(context), context.state.coordinateMode);
+  const { x, y } = fromScreen(await context.executor.cursorPosition(), await frameOf(context), 'pixels');
   return [x, y];
 }
 
-async function nativeCall(args: ComputerArgs, context: ToolContext): Promise<[string, Record<string, unknown>]> {
-  const action = args.action;
-  if (CLICKS.has(action)) {
-    const call = pick(args, ['coordinate', 'text']);
-    call.coordinate ??= await pointerCoordinate(context);
-    return [action, call];
-  }
-  switch (action) {
-    case 'screenshot':
-    case 'cursor_position':
-    case 'left_mouse_down':
-    case 'left_mouse_up':
-      return [action, {}];
-    case 'zoom':
-      return ['zoom', pick(args, ['region'])];
-    case 'mouse_move':
-      return ['mouse_move', pick(args, ['coordinate'])];
-    case 'left_click_drag':
-      return ['left_click_drag', pick(args, ['start_coordinate', 'coordinate'])];
-    case 'scroll': {
-      const call = pick(args, ['coordinate', 'scroll_direction', 'scroll_amount', 'text']);
-      call.coordinate ??= await pointerCoordinate(context);
-      return ['scroll', call];
-    }
-    case 'type':
-    case 'key':
-      return [action, pick(args, ['text'])];
-    case 'hold_key':
-      return ['hold_key', pick(args, ['text', 'duration'])];
-    case 'wait':
-      return ['wait', pick(args, ['duration'])];
-  }
-  throw new ToolError('bad_args', `unknown action ${String(action)}`);
+/** The frame the pointer is reported in: the last screenshot's, or the one the next screenshot will have. */
+async function replyFrame(context: ToolContext): Promise<ScreenshotGeometry> {
+  if (context.state.lastScreenshot) return context.state.lastScreenshot;
+  const monitor = chooseMonitor(await context.executor.monitors(), context.state.display);
+  const size = targetImageSize(monitor);
+  return { imageWidth: size.width, imageHeight: size.height, displayWidth: monitor.width, displayHeight: monitor.height, originX: monitor.x, originY: monitor.y };
+}
+
+const failed = (action: string, result: ToolCallResult) => new ToolError(result.structuredContent?.error?.kind ?? 'executor_failed', `computer ${action}: ${textOf(result)}`);
+
+async function runNative(call: NativeCall, context: ToolContext): Promise<ToolCallResult> {
+  if (call.atPointer) call.args.coordinate = await pointerCoordinate(context);
+  if (call.tool === 'left_click_drag' && typeof call.args.text === 'string' && call.args.text.trim()) return dragWithModifiers(call.args, context);
+  return callTool(call.tool, call.args, context);
 }
 
 export const computerTool = defineTool({
@@ -83,14 +58,34 @@ export const computerTool = defineTool({
   // Its actions are gated, pixel-checked and screenshot one by one, as the native tools they map to.
   title: 'Use the computer', effect: 'acts', gated: false, pixelChecked: false, batchable: false,
   description: () =>
-    `Use the mouse and keyboard and take screenshots of a virtual desktop. Actions: ${ACTIONS.join(', ')}. Coordinates are in the pixels of the last screenshot.`,
+    `Use the mouse and keyboard and take screenshots of a virtual desktop. Actions: ${ACTION_NAMES.join(', ')}. Coordinates are in the pixels of the last screenshot. Every action that changes the screen replies with a screenshot taken once the screen has settled. open_application (text: the app's name) brings a granted app to the front, starting it if needed.`,
   inputSchema: schema,
   actionKind: 'none',
-  extraSeconds: (args) => (typeof args.duration === 'number' ? Math.max(0, args.duration) : 0),
-  async handle(args, context) {
-    const [tool, native] = await nativeCall(args, context);
-    const result = await callTool(tool, native, context);
-    if (result.isError) throw new ToolError(result.structuredContent?.error?.kind ?? 'executor_failed', `computer ${args.action}: ${result.content.map((b) => (b.type === 'text' ? b.text : '')).join(' ')}`);
-    return result;
+  extraSeconds(args) {
+    try {
+      const call = toNative(args as ComputerArgs);
+      const own = findTool(call.tool)?.extraSeconds?.(call.args as never) ?? 0;
+      return own + (call.spec.screenshot ? SETTLE_MAX_MS / 1000 : 0);
+    } catch {
+      return 0; // refused before anything runs
+    }
+  },
+  async handle(args, context): Promise<ToolOutput> {
+    const action = args.action as ComputerArgs['action'];
+    const call = toNative(args as ComputerArgs);
+    const result = await runNative(call, context);
+    if (result.isError) throw failed(action, result);
+    if (action === 'cursor_position') {
+      const { x, y } = fromScreen(await context.executor.cursorPosition(), await replyFrame(context), 'pixels');
+      return { content: [{ type: 'text', text: `X=${x},Y=${y}` }], structuredContent: { action, x, y } };
+    }
+    if (!call.spec.screenshot) return { ...result, structuredContent: { ...result.structuredContent, action } };
+    const { screenshot, settle } = await settledScreenshot(context);
+    // The action ran: an error now would invite the loop to run it again, so a failed screenshot is reported, not thrown.
+    const after = screenshot.isError ? [{ type: 'text' as const, text: `No screenshot after ${action}: ${textOf(screenshot)}` }] : screenshot.content;
+    return {
+      content: [...result.content.filter((block) => block.type === 'text'), ...after],
+      structuredContent: { action, settle, ...(screenshot.isError ? { screenshotError: screenshot.structuredContent?.error } : {}) },
+    };
   },
 });
