@@ -7,17 +7,25 @@ import { startStack } from './lib/stack.ts';
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
 
 console.log('Starting deskgate (Redis, worker + desktop, gateway)…');
-const stack = await startStack({ apiKey: process.env.DESKGATE_API_KEY });
+const stack = await startStack({ apiKey: process.env.DESKGATE_API_KEY, operatorKey: process.env.DESKGATE_OPERATOR_KEY });
+const api = stack.mcpUrl.replace(/\/mcp$/, '');
 console.log(`
 ${bold('deskgate is running.')}
 MCP endpoint: ${stack.mcpUrl}
 API key: ${stack.apiKey}
+Operator key: ${stack.operatorKey}
 
 Each URL path names a session: ${stack.mcpUrl}/<name> gets a desktop of its own.
 
 Add it to Claude Code:
   claude mcp add --transport http deskgate ${stack.mcpUrl} --header "Authorization: Bearer ${stack.apiKey}"
 Any other MCP client: Streamable HTTP at the endpoint above, header "Authorization: Bearer <API key>".
+
+The API key is an agent's: MCP only. The operator key is for the control API (kill switch,
+approvals, sessions, audit, metrics) and cannot drive a desktop. For example:
+  curl -H "Authorization: Bearer ${stack.operatorKey}" ${api}/v1/sessions
+  curl -X PUT -H "Authorization: Bearer ${stack.operatorKey}" -d '{"on":true}' ${api}/v1/killswitch
+Roles: docs/roles.md.
 
 Logs: ${stack.logDir}   Press Ctrl-C to stop.`);
 

@@ -1,12 +1,13 @@
 /**
  * Brings up a whole deskgate stack on this machine — Redis (private unless REDIS_URL is
- * given), a worker with its desktop, the gateway — and an API key for one tenant. The
- * sandbox (`npm start`) and the end-to-end tests both use it.
+ * given), a worker with its desktop, the gateway — and two API keys for one tenant: an agent
+ * key (MCP) and an operator key (the control API: kill switch, sessions, audit, approvals,
+ * metrics). The sandbox (`npm start`) and the end-to-end tests both use it.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { ApiKeyStore, hashKey } from '../../services/gateway/src/auth/api-keys.ts';
+import { ApiKeyStore, hashKey, keyRecord } from '../../services/gateway/src/auth/api-keys.ts';
 import { keys } from '@deskgate/dispatch';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { startService, type ServiceProcess } from './service-process.ts';
@@ -16,14 +17,19 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   tenant?: string;
-  /** Use this API key instead of minting one (only its hash is stored). */
+  /** Use this agent API key instead of minting one (only its hash is stored). */
   apiKey?: string;
+  /** Use this operator API key instead of minting one. */
+  operatorKey?: string;
   logDir?: string;
 }
 
 export interface Stack {
   mcpUrl: string;
+  /** The agent key: drives desktops over MCP. */
   apiKey: string;
+  /** The operator key of the same tenant: the control API (kill switch, sessions, audit, approvals, metrics). */
+  operatorKey: string;
   tenant: string;
   redisUrl: string;
   logDir: string;
@@ -52,13 +58,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const redisUrl = env.REDIS_URL!;
     const tenant = options.tenant ?? 'sandbox';
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-    let apiKey = options.apiKey;
+    let apiKey: string, operatorKey: string;
     try {
-      if (apiKey) {
-        await redis.hset(keys.apiKeys(), hashKey(apiKey), JSON.stringify({ tenant, keyId: 'k_sandbox', label: 'sandbox', createdAt: Date.now() }));
-      } else {
-        apiKey = (await new ApiKeyStore(redis).create(tenant, 'sandbox')).key;
-      }
+      const store = new ApiKeyStore(redis);
+      const pinned = async (key: string, keyId: string, role: 'agent' | 'operator') => {
+        await redis.hset(keys.apiKeys(), hashKey(key), keyRecord(tenant, keyId, role, `sandbox ${role}`));
+        return key;
+      };
+      apiKey = options.apiKey ? await pinned(options.apiKey, 'k_sandbox', 'agent') : (await store.create(tenant, 'sandbox agent', 'agent')).key;
+      operatorKey = options.operatorKey ? await pinned(options.operatorKey, 'k_sandbox_operator', 'operator') : (await store.create(tenant, 'sandbox operator', 'operator')).key;
     } finally {
       redis.disconnect();
     }
@@ -83,7 +91,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       readyWhen: (record) => (record.msg === 'gateway listening' ? (record.url as string) : undefined),
     });
     started.push(gateway.service);
-    return { mcpUrl: gateway.ready, apiKey, tenant, redisUrl, logDir, gateway: gateway.service, worker, startWorker, stop: stopAll };
+    return { mcpUrl: gateway.ready, apiKey, operatorKey, tenant, redisUrl, logDir, gateway: gateway.service, worker, startWorker, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -14,3 +14,4 @@ export * from './kill-switch.ts';
 export * from './quota.ts';
 export * from './lock-claim.ts';
 export * from './logger.ts';
+export * from './session-creator.ts';

@@ -1,25 +1,35 @@
 /**
- * The gateway's HTTP surface. createApp only wires; main.ts listens. Every route but the
- * health probes passes Host/Origin validation, the body limit and API-key authentication.
+ * The gateway's HTTP surface. createApp only wires; main.ts listens.
+ *
+ * Every route passes the Host/Origin check (health probes and metrics too: a DNS-rebinding
+ * page must not read them either). Every route but the health probes then needs an API key,
+ * which resolves the caller once (tenant, key id, role), and a role the route allows
+ * (auth/roles.ts): MCP is for agent keys, the control API for approver, operator and admin
+ * keys. Errors are thrown as ApiError and rendered by one onError.
  */
 import { Hono } from 'hono';
-import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/hono';
 import { COORDINATE_MODES, type CoordinateMode, type Surface } from '@deskgate/computer-use';
-import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, type AuditLog } from '@deskgate/dispatch';
+import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, type AuditLog, type KillSwitch, type TenantQuotas } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyStore } from './auth/api-keys.ts';
+import { CAN } from './auth/roles.ts';
 import type { GatewayConfig } from './config.ts';
-import type { GatewayMetrics } from './http/metrics.ts';
-import { accessRoutes } from './http/access-routes.ts';
+import { ApiError, renderErrors } from './http/api-error.ts';
+import { approvalRoutes } from './http/approval-routes.ts';
 import { auditRoute } from './http/audit-route.ts';
+import { keyRoutes } from './http/key-routes.ts';
+import { killSwitchRoutes } from './http/killswitch-routes.ts';
 import { lockRoutes } from './http/lock-routes.ts';
-import { KillSwitch } from '@deskgate/dispatch';
+import type { GatewayMetrics } from './http/metrics.ts';
+import { sessionRoutes } from './http/session-routes.ts';
 import { createCallAuditor } from './mcp/call-auditor.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { createServerFactory, type CallScope } from './mcp/server-factory.ts';
 import { bearerAuth, type AuthEnv } from './middleware/bearer-auth/index.ts';
 import { declaredBodyLimit } from './middleware/declared-body-limit/index.ts';
+import { hostOriginCheck } from './middleware/host-origin/index.ts';
+import { requireRole } from './middleware/require-role/index.ts';
 import { controllerOf } from './sessions/controller.ts';
 import { sessionFrom } from './sessions/session-param.ts';
 import type { SessionRouter } from './sessions/session-router.ts';
@@ -31,52 +41,49 @@ export interface AppDeps {
   router: SessionRouter;
   metrics: GatewayMetrics;
   audit: AuditLog;
+  killSwitch: KillSwitch;
+  quotas: TenantQuotas;
   log: Logger;
 }
 
-export function createApp({ config, redis, apiKeys, router, metrics, audit, log }: AppDeps) {
+export function createApp({ config, redis, apiKeys, router, metrics, audit, killSwitch, quotas, log }: AppDeps) {
   const app = new Hono<AuthEnv>();
-  const auditCall = createCallAuditor(audit, log, { keepText: config.audit.keepText });
-  const killSwitch = new KillSwitch(redis);
-  const mcp = createMcpEndpoint(createServerFactory({ router, metrics, log, auditCall, killSwitch }), {
+  const auditCall = createCallAuditor({ audit, log, metrics, keepText: config.audit.keepText });
+  const mcp = createMcpEndpoint(createServerFactory({ router, metrics, log, auditCall, killSwitch, quotas }), {
     maxBodyBytes: config.maxBodyBytes,
     onerror: (error) => log.debug({ err: error.message }, 'mcp request rejected'),
   });
 
+  app.use(hostOriginCheck({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins }));
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.get('/readyz', async (c) => {
     const redisOk = await redis.ping().then(() => true, () => false);
     return c.json({ ready: redisOk, redis: redisOk }, redisOk ? 200 : 503);
   });
-  app.get('/metrics', async (c) => c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
 
-  const guarded = new Hono<AuthEnv>();
-  if (config.allowedHosts) guarded.use(hostHeaderValidation(config.allowedHosts));
-  guarded.use(originValidation(config.allowedOrigins));
-  guarded.use(
+  app.use(
     declaredBodyLimit({
       maxSize: config.maxBodyBytes,
-      onError: (c) => c.json({ error: 'payload_too_large', message: `Request bodies are limited to ${config.maxBodyBytes} bytes.` }, 413),
+      onError: () => {
+        throw new ApiError(413, 'payload_too_large', `Request bodies are limited to ${config.maxBodyBytes} bytes.`);
+      },
     }),
   );
-  guarded.use(bearerAuth({ verify: (key) => apiKeys.verify(key) }));
+  app.use(bearerAuth({ verify: (key) => apiKeys.verify(key) }));
 
-  const serveMcp = (name: string, surface: Surface) =>
-    guarded.all(name, async (c) => {
+  app.get('/metrics', requireRole(...CAN.readMetrics), async (c) => c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
+
+  const serveMcp = (path: string, surface: Surface) =>
+    app.all(path, requireRole(...CAN.driveDesktops), async (c) => {
       const session = sessionFrom(c, DEFAULT_SESSION);
-      if (!session.ok) return session.response;
       // ?coordinate_mode= picks a new session's coordinate space; Anthropic's tool is pixels only.
       const mode = c.req.query('coordinate_mode') ?? 'pixels';
       const allowed: readonly string[] = surface === 'computer' ? ['pixels'] : COORDINATE_MODES;
-      if (!allowed.includes(mode)) {
-        return c.json({ error: 'bad_coordinate_mode', message: `coordinate_mode must be one of: ${allowed.join(', ')}.` }, 400);
-      }
-      const controller = controllerOf(c);
-      if (!controller.ok) return controller.response;
+      if (!allowed.includes(mode)) throw new ApiError(400, 'bad_coordinate_mode', `coordinate_mode must be one of: ${allowed.join(', ')}.`);
       const scope: CallScope = {
-        ref: { tenant: c.var.principal.tenant, name: session.value },
+        ref: { tenant: c.var.principal.tenant, name: session },
         keyId: c.var.principal.keyId,
-        controller: controller.value,
+        controller: controllerOf(c),
         surface,
         coordinateMode: mode as CoordinateMode,
       };
@@ -88,22 +95,16 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, log 
   serveMcp('/computer', 'computer');
   serveMcp('/computer/:session', 'computer');
 
-  guarded.get('/v1/sessions', async (c) => c.json({ sessions: await router.list(c.var.principal.tenant) }));
-  guarded.delete('/v1/sessions/:session', async (c) => {
-    const session = sessionFrom(c);
-    if (!session.ok) return session.response;
-    const ended = await router.end({ tenant: c.var.principal.tenant, name: session.value });
-    return ended ? c.json({ ended: session.value }) : c.json({ error: 'not_found', message: `No session "${session.value}".` }, 404);
-  });
+  app.route('/', sessionRoutes(router));
+  app.get('/v1/sessions/:session/audit', requireRole(...CAN.readAudit), auditRoute(audit));
+  app.route('/', lockRoutes(router, new DesktopLocks(redis)));
+  app.route('/', approvalRoutes(new ApprovalStore(redis)));
+  app.route('/', killSwitchRoutes(killSwitch));
+  app.route('/', keyRoutes(apiKeys));
 
-  guarded.get('/v1/sessions/:session/audit', auditRoute(audit));
-  guarded.route('/', lockRoutes(router, new DesktopLocks(redis)));
-  guarded.route('/', accessRoutes(new ApprovalStore(redis), killSwitch));
-
-  app.route('/', guarded);
-  app.onError((error, c) => {
-    log.error({ err: error }, 'unhandled gateway error');
-    return c.json({ error: 'internal', message: 'deskgate hit an internal error; the gateway logged the cause.' }, 500);
+  app.notFound(() => {
+    throw new ApiError(404, 'not_found', 'No such route. MCP is served at /mcp and /computer; the control API under /v1.');
   });
+  app.onError(renderErrors(log));
   return app;
 }

@@ -32,3 +32,10 @@ test('the desktop lock lease is 30 s by default and bounded to 0.5 s – 10 min'
   assert.equal(loadConfig({ DESKGATE_LOCK_LEASE_MS: '1500' }).lockLeaseMs, 1500);
   for (const bad of ['499', '600001', 'soon', '1.5']) assert.throws(() => loadConfig({ DESKGATE_LOCK_LEASE_MS: bad }), /DESKGATE_LOCK_LEASE_MS/);
 });
+
+test('tenant quotas: 8 sessions and 100 calls per second by default; 0 calls per second is no limit', () => {
+  assert.deepEqual(loadConfig({}).quotas, { maxSessions: 8, callsPerSecond: 100 });
+  assert.deepEqual(loadConfig({ DESKGATE_TENANT_MAX_SESSIONS: '2', DESKGATE_TENANT_CALLS_PER_SECOND: '0' }).quotas, { maxSessions: 2, callsPerSecond: 0 });
+  assert.throws(() => loadConfig({ DESKGATE_TENANT_MAX_SESSIONS: '0' }), /DESKGATE_TENANT_MAX_SESSIONS/);
+  assert.throws(() => loadConfig({ DESKGATE_TENANT_CALLS_PER_SECOND: '-1' }), /DESKGATE_TENANT_CALLS_PER_SECOND/);
+});

@@ -3,7 +3,7 @@
  * with nothing set. A bad value stops the gateway at start with the setting named.
  */
 import { z } from 'zod';
-import { LOCK_LEASE_MS } from '@deskgate/dispatch';
+import { LOCK_LEASE_MS, QUOTA_DEFAULTS } from '@deskgate/dispatch';
 
 const list = z
   .string()
@@ -27,6 +27,8 @@ const schema = z.object({
   DESKGATE_AUDIT_TEXT: flag.default(false),
   DESKGATE_AUDIT_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   DESKGATE_AUDIT_TTL_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  DESKGATE_TENANT_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(QUOTA_DEFAULTS.maxSessions),
+  DESKGATE_TENANT_CALLS_PER_SECOND: z.coerce.number().int().min(0).max(1_000_000).default(QUOTA_DEFAULTS.callsPerSecond),
   DESKGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -56,6 +58,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     // A controller keeps its desktop this long after its last action ends (then another may take it).
     lockLeaseMs: c.DESKGATE_LOCK_LEASE_MS,
     logLevel: c.DESKGATE_LOG_LEVEL,
+    // Per tenant: sessions (desktops) held at once, and tool calls per second (0 = no limit).
+    quotas: { maxSessions: c.DESKGATE_TENANT_MAX_SESSIONS, callsPerSecond: c.DESKGATE_TENANT_CALLS_PER_SECOND },
     // Typed text and clipboard contents are redacted from the audit log unless this is set.
     audit: { keepText: c.DESKGATE_AUDIT_TEXT, maxEntries: c.DESKGATE_AUDIT_MAX_ENTRIES, ttlSeconds: c.DESKGATE_AUDIT_TTL_SECONDS },
   };

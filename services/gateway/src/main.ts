@@ -1,8 +1,7 @@
 /** The gateway process: wires Redis, the lifecycle queue and the action channel, then listens. */
 import { serve } from '@hono/node-server';
-import { ActionClient, AuditLog, DesktopRegistry, LifecycleClient, SessionStore } from '@deskgate/dispatch';
+import { ActionClient, AuditLog, DesktopRegistry, KillSwitch, LifecycleClient, SessionStore, TenantQuotas, createLogger } from '@deskgate/dispatch';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { createApp } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
 import { loadConfig } from './config.ts';
@@ -10,14 +9,17 @@ import { createGatewayMetrics } from './http/metrics.ts';
 import { SessionRouter } from './sessions/session-router.ts';
 
 const config = loadConfig();
-const log = pino({ name: 'deskgate-gateway', level: config.logLevel });
+const log = createLogger('deskgate-gateway', config.logLevel);
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 const lifecycle = new LifecycleClient(redis);
 await lifecycle.ready();
 const actions = new ActionClient(redis, { lockLeaseMs: config.lockLeaseMs });
-const router = new SessionRouter(new SessionStore(redis), new DesktopRegistry(redis), lifecycle, actions, config);
+// A session being started holds its place in the tenant's quota a little past its allocation timeout.
+const quotas = new TenantQuotas(redis, { ...config.quotas, reservationMs: config.allocateTimeoutMs + 10_000 });
+const router = new SessionRouter({ redis, sessions: new SessionStore(redis), desktops: new DesktopRegistry(redis), lifecycle, actions, quotas, log }, config);
 const audit = new AuditLog(redis, { maxEntries: config.audit.maxEntries, ttlSeconds: config.audit.ttlSeconds });
-const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, metrics: createGatewayMetrics(), audit, log });
+const killSwitch = new KillSwitch(redis);
+const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, metrics: createGatewayMetrics(), audit, killSwitch, quotas, log });
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -1,5 +1,6 @@
 /**
- * GET /v1/sessions/:session/audit?count=&before= — a session's audit log, newest first.
+ * GET /v1/sessions/:session/audit?count=&before= — a session's audit log, newest first, for
+ * operator and admin keys (an agent cannot read what it did, nor what other agents did).
  * Tenant-scoped by construction: the log read is the authenticated principal's tenant's, so
  * another tenant's session of the same name is simply an empty log. Page with `before`=`next`.
  */
@@ -8,6 +9,7 @@ import { z } from 'zod';
 import { AUDIT_DEFAULTS, STREAM_ID, type AuditLog } from '@deskgate/dispatch';
 import type { AuthEnv } from '../middleware/bearer-auth/index.ts';
 import { sessionFrom } from '../sessions/session-param.ts';
+import { ApiError } from './api-error.ts';
 
 const COUNT_RULE = `count is a whole number from 1 to ${AUDIT_DEFAULTS.readCountMax}`;
 
@@ -24,14 +26,10 @@ const auditQuery = z.object({
 export function auditRoute(audit: AuditLog) {
   return async function readAudit(c: Context<AuthEnv>) {
     const session = sessionFrom(c);
-    if (!session.ok) return session.response;
     const query = auditQuery.safeParse(c.req.query());
-    if (!query.success) {
-      const message = query.error.issues.map((issue) => issue.message).join('; ');
-      return c.json({ error: 'bad_query', message }, 400);
-    }
+    if (!query.success) throw new ApiError(400, 'bad_query', query.error.issues.map((issue) => issue.message).join('; '));
     const { count, before } = query.data;
-    const entries = await audit.read(c.var.principal.tenant, session.value, { count, before });
-    return c.json({ session: session.value, entries, next: entries.length === count ? entries.at(-1)!.id : null });
+    const entries = await audit.read(c.var.principal.tenant, session, { count, before });
+    return c.json({ session, entries, next: entries.length === count ? entries.at(-1)!.id : null });
   };
 }

@@ -12,14 +12,14 @@ import type { SessionRouter } from '../sessions/session-router.ts';
 import type { GatewayMetrics } from '../http/metrics.ts';
 import type { CallAuditor } from './call-auditor.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-checks.ts';
-import type { KillSwitch } from '@deskgate/dispatch';
+import type { KillSwitch, TenantQuotas } from '@deskgate/dispatch';
 
 export const SERVER_INFO = { name: 'deskgate', version: '0.1.0' };
 
 export interface CallScope {
   ref: SessionRef;
   /** The id of the API key that authenticated the request (never the key). */
-  keyId?: string;
+  keyId: string;
   /** Who drives the desktop, for its lock: the key id, plus the Deskgate-Controller label if sent. */
   controller: string;
   /** Which tool set this endpoint serves: the native tools (/mcp) or Anthropic's `computer` (/computer). */
@@ -35,9 +35,10 @@ export interface ServerDeps {
   /** Every call, refused or not, is handed to it once its result is known. */
   auditCall: CallAuditor;
   killSwitch: KillSwitch;
+  quotas: TenantQuotas;
 }
 
-export function createServerFactory({ router, metrics, log, auditCall, killSwitch }: ServerDeps) {
+export function createServerFactory({ router, metrics, log, auditCall, killSwitch, quotas }: ServerDeps) {
   return (ctx: McpRequestContext) => {
     const scope = ctx.authInfo?.extra?.scope as CallScope | undefined;
     const server = new Server(SERVER_INFO, {
@@ -60,22 +61,25 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       const { name, arguments: args } = request.params;
       let result: ToolCallResult;
       let timings: Record<string, number> = {};
+      let answered = false;
       try {
         const switchedOff = await killSwitch.refusal(scope.ref.tenant);
         if (switchedOff) throw switchedOff;
+        await quotas.countCall(scope.ref.tenant);
         if (!toolsOf(scope.surface).some((tool) => tool.name === name)) {
           const where = scope.surface === 'computer' ? 'the /mcp endpoint' : 'the /computer endpoint';
           throw new ToolError('bad_args', findTool(name) ? `${name} is not offered here; it is served at ${where}.` : `Unknown tool "${name}". Call tools/list for the tools deskgate offers.`);
         }
         const call = parseCall(name, args);
         const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000;
-        const reply = await router.call(scope.ref, scope.controller, name, call.args, extraMs, scope.coordinateMode);
+        const reply = await router.call(scope.ref, { controller: scope.controller, keyId: scope.keyId }, name, call.args, extraMs, scope.coordinateMode);
+        answered = true;
         result = reply.result as ToolCallResult;
         timings = reply.timings;
       } catch (error) {
         if (isToolError(error)) result = errorResult(error.kind, error.message);
         else {
-          log.error({ err: error, tool: name }, 'tool call failed inside the gateway');
+          log.error({ err: error, tool: name, tenant: scope.ref.tenant }, 'tool call failed inside the gateway');
           result = errorResult('executor_failed', `deskgate could not run ${name}; the gateway logged the cause.`);
         }
       }
@@ -83,7 +87,9 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       const outcome = result.isError ? (result.structuredContent?.error?.kind ?? 'error') : 'ok';
       // Unknown names share one label, so a client cannot grow the metric without bound.
       metrics.toolCallSeconds.observe({ tool: findTool(name) ? name : 'unknown', outcome }, gatewayMs / 1000);
-      auditCall({ scope, tool: name, args, result, ms: gatewayMs });
+      // A call its desktop answered has a session; one refused before may name none (see call-auditor.ts).
+      const sessionExists = answered || (await router.exists(scope.ref).catch(() => false));
+      auditCall({ scope, tool: name, args, result, ms: gatewayMs, sessionExists });
       return { ...result, _meta: { 'deskgate/timings': { ...timings, gatewayMs } } } as never;
     });
     return server;

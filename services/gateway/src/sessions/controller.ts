@@ -5,17 +5,16 @@
  */
 import type { Context } from 'hono';
 import { controllerLabel } from '@deskgate/dispatch';
+import { ApiError } from '../http/api-error.ts';
 import type { AuthEnv } from '../middleware/bearer-auth/index.ts';
-import type { FromRequest } from './session-param.ts';
 
 export const CONTROLLER_HEADER = 'Deskgate-Controller';
 
-export function controllerOf(c: Context<AuthEnv>): FromRequest<string> {
+export function controllerOf(c: Context<AuthEnv>): string {
   const keyId = c.var.principal.keyId;
   const header = c.req.header(CONTROLLER_HEADER);
-  if (header === undefined) return { ok: true, value: keyId };
+  if (header === undefined) return keyId;
   const label = controllerLabel.safeParse(header);
-  return label.success
-    ? { ok: true, value: `${keyId}/${label.data}` }
-    : { ok: false, response: c.json({ error: 'bad_controller', message: label.error.issues[0]!.message }, 400) };
+  if (!label.success) throw new ApiError(400, 'bad_controller', label.error.issues[0]!.message);
+  return `${keyId}/${label.data}`;
 }

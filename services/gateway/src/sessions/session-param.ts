@@ -4,12 +4,10 @@
  */
 import type { Context } from 'hono';
 import { sessionName } from '@deskgate/dispatch';
+import { ApiError } from '../http/api-error.ts';
 
-export type FromRequest<T> = { ok: true; value: T } | { ok: false; response: Response };
-
-export function sessionFrom(c: Context, fallback?: string): FromRequest<string> {
+export function sessionFrom(c: Context, fallback?: string): string {
   const parsed = sessionName.safeParse(c.req.param('session') ?? fallback);
-  return parsed.success
-    ? { ok: true, value: parsed.data }
-    : { ok: false, response: c.json({ error: 'bad_session_name', message: parsed.error.issues[0]!.message }, 400) };
+  if (!parsed.success) throw new ApiError(400, 'bad_session_name', parsed.error.issues[0]!.message);
+  return parsed.data;
 }

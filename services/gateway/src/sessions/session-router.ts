@@ -1,72 +1,147 @@
 /**
  * Routes a tool call to the desktop of its session: look the session up in Redis, allocate a
- * desktop through the lifecycle queue when it has none, then send the action over the action
- * channel. A session whose desktop died is unbound, so the next call gets a fresh desktop.
+ * desktop through the lifecycle queue when it has none (within the tenant's session quota),
+ * then send the action over the action channel. A session whose desktop died is unbound, so
+ * the next call gets a fresh desktop.
  *
  * The session → desktop binding is remembered between calls. That copy is only a hint: the
  * enqueue refuses a desktop that is not alive without queueing anything, and desktops are
  * never handed to another session, so a stale hint costs one lookup and a resend, never a
  * misrouted action.
+ *
+ * A failed allocation reaches the client as `desktop_unavailable` with a message of the
+ * gateway's own: the worker's reason (which names the worker, and may carry paths) is logged,
+ * never forwarded.
  */
 import { ToolError, type CoordinateMode } from '@deskgate/computer-use';
-import { ActionClient, DesktopGoneError, DesktopRegistry, LifecycleClient, SessionStore, type ActionReply, type SessionRef } from '@deskgate/dispatch';
+import {
+  ActionClient,
+  DesktopGoneError,
+  DesktopRegistry,
+  LifecycleClient,
+  SessionStore,
+  claimLock,
+  keys,
+  markSessionCreator,
+  sessionCreator,
+  type ActionReply,
+  type SessionRef,
+  type TenantQuotas,
+} from '@deskgate/dispatch';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 
 const MAX_REMEMBERED = 10_000;
+/** What a client is told to wait before asking for a desktop again. */
+export const ALLOCATE_RETRY_SECONDS = 10;
+const EXISTS_TIMEOUT_MS = 1000;
 const refKey = (ref: SessionRef) => `${ref.tenant}\u0000${ref.name}`;
 
-export interface RouterTimeouts {
+export interface RouterDeps {
+  redis: Redis;
+  sessions: SessionStore;
+  desktops: DesktopRegistry;
+  lifecycle: LifecycleClient;
+  actions: ActionClient;
+  quotas: TenantQuotas;
+  log: Logger;
+}
+
+export interface RouterSettings {
   actionTimeoutMs: number;
   allocateTimeoutMs: number;
+  lockLeaseMs: number;
 }
+
+/** Who a call is for: the controller (for the desktop's lock) and the API key behind it. */
+export interface Caller {
+  controller: string;
+  keyId: string;
+}
+
+export type EndOutcome = { ended: true } | { ended: false; reason: 'not_found' } | { ended: false; reason: 'lock_held'; holder: string; leaseLeftMs: number };
 
 export class SessionRouter {
   // One allocation in flight per session on this gateway: concurrent first calls share it.
   private readonly allocating = new Map<string, Promise<string>>();
   private readonly bindings = new Map<string, string>();
+  private readonly sessions: SessionStore;
+  private readonly redis: Redis;
+  private readonly log: Logger;
 
   constructor(
-    private readonly sessions: SessionStore,
-    private readonly desktops: DesktopRegistry,
-    private readonly lifecycle: LifecycleClient,
-    private readonly actions: ActionClient,
-    private readonly timeouts: RouterTimeouts,
-  ) {}
+    private readonly deps: RouterDeps,
+    private readonly settings: RouterSettings,
+  ) {
+    this.sessions = deps.sessions;
+    this.redis = deps.redis;
+    this.log = deps.log;
+  }
 
   /**
    * `coordinateMode` is the mode the caller's endpoint asked for: a new session gets it; an
    * existing session with another mode refuses the call (state_conflict, from its worker).
    */
-  async call(ref: SessionRef, controller: string, tool: string, args: unknown, extraMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<ActionReply> {
+  async call(ref: SessionRef, caller: Caller, tool: string, args: unknown, extraMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<ActionReply> {
     const key = refKey(ref);
     const remembered = this.bindings.get(key);
-    const desktopId = remembered ?? (await this.bind(ref, coordinateMode));
+    const desktopId = remembered ?? (await this.bind(ref, caller, coordinateMode));
     try {
-      return await this.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller, tool, args, timeoutMs: this.timeouts.actionTimeoutMs + extraMs, coordinateMode });
+      const timeoutMs = this.settings.actionTimeoutMs + extraMs;
+      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode });
     } catch (error) {
       if (!(error instanceof ToolError && error.kind === 'worker_lost')) throw error;
       this.bindings.delete(key);
       // Nothing was queued on a stale hint: look the binding up again and resend once.
-      if (remembered && error instanceof DesktopGoneError) return this.call(ref, controller, tool, args, extraMs, coordinateMode);
+      if (remembered && error instanceof DesktopGoneError) return this.call(ref, caller, tool, args, extraMs, coordinateMode);
       if ((await this.sessions.desktopOf(ref)) === desktopId) await this.sessions.remove(ref);
       throw error;
     }
   }
 
-  private async bind(ref: SessionRef, coordinateMode: CoordinateMode): Promise<string> {
-    const desktopId = (await this.sessions.desktopOf(ref)) ?? (await this.allocate(ref, coordinateMode));
+  /** Whether the session exists now (has a record in Redis); false when Redis does not answer within a second. */
+  async exists(ref: SessionRef): Promise<boolean> {
+    if (this.bindings.has(refKey(ref))) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(0), EXISTS_TIMEOUT_MS)));
+    try {
+      return (await Promise.race([this.redis.exists(keys.session(ref.tenant, ref.name)), late])) === 1;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async bind(ref: SessionRef, caller: Caller, coordinateMode: CoordinateMode): Promise<string> {
+    const desktopId = (await this.sessions.desktopOf(ref)) ?? (await this.allocate(ref, caller, coordinateMode));
     if (this.bindings.size >= MAX_REMEMBERED) this.bindings.delete(this.bindings.keys().next().value!);
     this.bindings.set(refKey(ref), desktopId);
     return desktopId;
   }
 
-  private allocate(ref: SessionRef, coordinateMode: CoordinateMode): Promise<string> {
+  private allocate(ref: SessionRef, caller: Caller, coordinateMode: CoordinateMode): Promise<string> {
     const key = refKey(ref);
     let pending = this.allocating.get(key);
     if (!pending) {
-      pending = this.lifecycle.allocate(ref, this.timeouts.allocateTimeoutMs, coordinateMode).finally(() => this.allocating.delete(key));
+      pending = this.startSession(ref, caller, coordinateMode).finally(() => this.allocating.delete(key));
       this.allocating.set(key, pending);
     }
     return pending;
+  }
+
+  /** A new session: a place within the tenant's quota (or quota_exceeded), then a desktop. */
+  private async startSession(ref: SessionRef, caller: Caller, coordinateMode: CoordinateMode): Promise<string> {
+    const release = await this.deps.quotas.reserveSession(ref);
+    let desktopId: string;
+    try {
+      desktopId = await this.deps.lifecycle.allocate(ref, this.settings.allocateTimeoutMs, coordinateMode);
+    } catch (error) {
+      this.log.warn({ err: error, tenant: ref.tenant, session: ref.name }, 'no desktop could be allocated');
+      throw new ToolError('desktop_unavailable', `No desktop is free for session "${ref.name}" right now. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`);
+    } finally {
+      await release().catch((error: unknown) => this.log.warn({ err: error, tenant: ref.tenant }, 'session reservation not released (it lapses on its own)'));
+    }
+    await markSessionCreator(this.redis, ref, caller.keyId).catch((error: unknown) => this.log.warn({ err: error, tenant: ref.tenant, session: ref.name }, 'session creator not recorded'));
+    return desktopId;
   }
 
   /** The desktop a session currently holds, if any. */
@@ -74,16 +149,19 @@ export class SessionRouter {
     return this.sessions.desktopOf(ref);
   }
 
-  async list(tenant: string) {
+  /** The tenant's sessions; with `createdBy`, only those that key started. */
+  async list(tenant: string, createdBy?: string) {
     const names = await this.sessions.list(tenant);
     const sessions = [];
     for (const name of names) {
-      const record = await this.sessions.get({ tenant, name });
-      if (!record) continue;
-      const desktop = record.desktopId ? await this.desktops.get(record.desktopId) : null;
+      const ref = { tenant, name };
+      const [record, creator] = await Promise.all([this.sessions.get(ref), sessionCreator(this.redis, ref)]);
+      if (!record || (createdBy !== undefined && creator !== createdBy)) continue;
+      const desktop = record.desktopId ? await this.deps.desktops.get(record.desktopId) : null;
       sessions.push({
         name,
-        desktop: desktop ? { id: desktop.id, width: desktop.width, height: desktop.height, alive: await this.desktops.isAlive(desktop.id) } : null,
+        desktop: desktop ? { id: desktop.id, width: desktop.width, height: desktop.height, alive: await this.deps.desktops.isAlive(desktop.id) } : null,
+        createdBy: creator,
         createdAt: new Date(record.createdAt).toISOString(),
         lastUsedAt: new Date(record.lastUsedAt).toISOString(),
       });
@@ -91,18 +169,26 @@ export class SessionRouter {
     return sessions;
   }
 
-  /** Ends a session: its desktop is torn down by the worker that owns it. */
-  async end(ref: SessionRef): Promise<boolean> {
-    this.bindings.delete(refKey(ref));
+  /**
+   * Ends a session: its desktop is torn down by the worker that owns it. With `controller`
+   * (an agent ending it), only while that controller holds the desktop's lock — taken here if
+   * nobody holds it — so an agent can never end a session another controller is driving.
+   */
+  async end(ref: SessionRef, controller?: string): Promise<EndOutcome> {
     const desktopId = await this.sessions.desktopOf(ref);
+    if (desktopId && controller !== undefined) {
+      const claim = await claimLock(this.redis, desktopId, controller, this.settings.lockLeaseMs);
+      if (!claim.held) return { ended: false, reason: 'lock_held', holder: claim.holder, leaseLeftMs: claim.leaseLeftMs };
+    }
+    this.bindings.delete(refKey(ref));
     if (!desktopId) {
       const existed = (await this.sessions.get(ref)) !== null;
       await this.sessions.remove(ref);
-      return existed;
+      return existed ? { ended: true } : { ended: false, reason: 'not_found' };
     }
-    const desktop = await this.desktops.get(desktopId);
+    const desktop = await this.deps.desktops.get(desktopId);
     await this.sessions.remove(ref);
-    if (desktop) await this.lifecycle.release(ref, desktopId, desktop.workerId);
-    return true;
+    if (desktop) await this.deps.lifecycle.release(ref, desktopId, desktop.workerId);
+    return { ended: true };
   }
 }

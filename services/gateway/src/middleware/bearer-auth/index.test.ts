@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Hono } from 'hono';
+import { pino } from 'pino';
+import { renderErrors } from '../../http/api-error.ts';
 import { bearerAuth, type AuthEnv } from './index.ts';
 
 const app = new Hono<AuthEnv>();
-app.use(bearerAuth({ verify: async (key) => (key === 'dg_good' ? { tenant: 'acme', keyId: 'k_1' } : null) }));
+app.use(bearerAuth({ verify: async (key) => (key === 'dg_good' ? { tenant: 'acme', keyId: 'k_1', role: 'agent' } : null) }));
 app.get('/who', (c) => c.json(c.var.principal));
+app.onError(renderErrors(pino({ level: 'silent' })));
 
-test('a valid key reaches the handler with its tenant', async () => {
+test('a valid key reaches the handler with its tenant and role', async () => {
   const response = await app.request('/who', { headers: { authorization: 'Bearer dg_good' } });
   assert.equal(response.status, 200);
-  assert.deepEqual(await response.json(), { tenant: 'acme', keyId: 'k_1' });
+  assert.deepEqual(await response.json(), { tenant: 'acme', keyId: 'k_1', role: 'agent' });
 });
 
 test('a missing or malformed header gets 401 and a plain challenge', async () => {
@@ -18,6 +21,7 @@ test('a missing or malformed header gets 401 and a plain challenge', async () =>
     const response = await app.request('/who', { headers });
     assert.equal(response.status, 401);
     assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="deskgate"');
+    assert.equal(((await response.json()) as { error: string }).error, 'unauthorized');
   }
 });
 
@@ -25,5 +29,5 @@ test('a wrong key gets 401 with error="invalid_token"', async () => {
   const response = await app.request('/who', { headers: { authorization: 'Bearer dg_bad' } });
   assert.equal(response.status, 401);
   assert.match(response.headers.get('www-authenticate')!, /error="invalid_token"/);
-  assert.equal(((await response.json()) as { error: string }).error, 'invalid_token');
+  assert.deepEqual(await response.json(), { error: 'invalid_token', message: 'The API key is not valid.' });
 });
