@@ -2,7 +2,8 @@
  * The audit log on the real stack: every tool call — run, refused at the gateway, or for a
  * tool that does not exist — is in the session's audit log and the gateway's log with its
  * outcome, kind and duration; typed text is redacted from both unless configured otherwise;
- * the API is authenticated and tenant-scoped; the log keeps at most the configured entries.
+ * the API is authenticated, for operator keys, and tenant-scoped; the log keeps at most the
+ * configured entries. (Calls on sessions that do not exist are not stored: see quotas.test.ts.)
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
@@ -49,6 +50,7 @@ describe('audit log, text redacted (the default)', () => {
   let stack: Stack;
   let redis: Redis;
   let keyB: string;
+  let operatorB: string;
   let alice: McpConnection;
 
   before(async () => {
@@ -59,6 +61,7 @@ describe('audit log, text redacted (the default)', () => {
     });
     redis = new Redis(stack.redisUrl);
     keyB = (await new ApiKeyStore(redis).create('tenant-b')).key;
+    operatorB = (await new ApiKeyStore(redis).create('tenant-b', 'ops', 'operator')).key;
     alice = await connect('2026-07-28', `${stack.mcpUrl}/audited`, stack.apiKey);
   });
   after(async () => {
@@ -76,7 +79,7 @@ describe('audit log, text redacted (the default)', () => {
     assert.equal(errorKind(await alice.call('left_click', { coordinate: 'here' })), 'bad_args');
     assert.equal(errorKind(await alice.call('no_such_tool', { text: 'hello' })), 'bad_args');
 
-    const { entries, session } = await auditOf(stack, stack.apiKey, 'audited');
+    const { entries, session } = await auditOf(stack, stack.operatorKey, 'audited');
     assert.equal(session, 'audited');
     assert.deepEqual(entries.map((e) => [e.tool, e.outcome, e.kind ?? null]), [
       ['no_such_tool', 'error', 'bad_args'],
@@ -113,18 +116,19 @@ describe('audit log, text redacted (the default)', () => {
   });
 
   test('the audit API is tenant-scoped: tenant B sees only its own session of the same name', async () => {
-    const empty = await auditOf(stack, keyB, 'audited');
+    const empty = await auditOf(stack, operatorB, 'audited');
     assert.deepEqual(empty, { session: 'audited', entries: [], next: null });
 
     const bob = await connect('2025-11-25', `${stack.mcpUrl}/audited`, keyB);
     try {
+      assert.ok(!(await bob.call('list_granted_applications')).isError);
       assert.equal(errorKind(await bob.call('wait', { duration: -1 })), 'bad_args');
     } finally {
       await bob.close();
     }
-    const bobs = await auditOf(stack, keyB, 'audited');
-    assert.deepEqual(bobs.entries.map((e) => [e.tenant, e.tool]), [['tenant-b', 'wait']]);
-    const alices = await auditOf(stack, stack.apiKey, 'audited');
+    const bobs = await auditOf(stack, operatorB, 'audited');
+    assert.deepEqual(bobs.entries.map((e) => [e.tenant, e.tool]), [['tenant-b', 'wait'], ['tenant-b', 'list_granted_applications']]);
+    const alices = await auditOf(stack, stack.operatorKey, 'audited');
     assert.ok(alices.entries.every((e) => e.tenant === 'tenant-a' && e.tool !== 'wait'), 'A does not see B\'s call');
   });
 
@@ -134,32 +138,32 @@ describe('audit log, text redacted (the default)', () => {
     assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer/);
     assert.equal((await readAudit(stack, 'dg_not-a-key', 'audited')).status, 401);
     for (const query of ['?count=0', '?count=abc', '?count=1001', '?count=-3', '?count=', '?before=yesterday', '?before=1-0%20%2B']) {
-      const response = await readAudit(stack, stack.apiKey, 'audited', query);
+      const response = await readAudit(stack, stack.operatorKey, 'audited', query);
       assert.equal(response.status, 400, query);
       const body = (await response.json()) as { error: string; message: string };
       assert.equal(body.error, 'bad_query', query);
       assert.match(body.message, /count is a whole number from 1 to 1000|before is an entry id/, query);
     }
-    const badName = await readAudit(stack, stack.apiKey, 'no%20spaces');
+    const badName = await readAudit(stack, stack.operatorKey, 'no%20spaces');
     assert.equal(badName.status, 400);
   });
 
   test('count and before page through the log, newest first', async () => {
-    const first = await auditOf(stack, stack.apiKey, 'audited', '?count=2');
+    const first = await auditOf(stack, stack.operatorKey, 'audited', '?count=2');
     assert.deepEqual(first.entries.map((e) => e.tool), ['no_such_tool', 'left_click']);
     assert.equal(first.next, first.entries[1]!.id);
-    const second = await auditOf(stack, stack.apiKey, 'audited', `?count=2&before=${first.next}`);
+    const second = await auditOf(stack, stack.operatorKey, 'audited', `?count=2&before=${first.next}`);
     assert.deepEqual(second.entries.map((e) => e.tool), ['type', 'screenshot']);
-    const rest = await auditOf(stack, stack.apiKey, 'audited', `?count=2&before=${second.next}`);
+    const rest = await auditOf(stack, stack.operatorKey, 'audited', `?count=2&before=${second.next}`);
     assert.deepEqual(rest.entries.map((e) => e.tool), ['request_access']);
-    const end = await auditOf(stack, stack.apiKey, 'audited', `?count=2&before=${rest.entries[0]!.id}`);
+    const end = await auditOf(stack, stack.operatorKey, 'audited', `?count=2&before=${rest.entries[0]!.id}`);
     assert.deepEqual(end, { session: 'audited', entries: [], next: null });
   });
 
   test(`the log keeps only the newest ${MAX_ENTRIES} entries`, async () => {
     // Refused calls are recorded without a desktop, so they make cheap traffic.
     for (let i = 0; i < 12; i++) assert.equal(errorKind(await alice.call('mouse_move', { coordinate: [i, 'y'] })), 'bad_args');
-    const { entries } = await auditOf(stack, stack.apiKey, 'audited', '?count=1000');
+    const { entries } = await auditOf(stack, stack.operatorKey, 'audited', '?count=1000');
     assert.equal(entries.length, MAX_ENTRIES);
     assert.deepEqual(entries.map((e) => (e.args as { coordinate: [number, string] }).coordinate[0]), [11, 10, 9, 8, 7]);
     assert.equal(await redis.xlen('deskgate:audit:tenant-a:audited'), MAX_ENTRIES);
@@ -178,7 +182,7 @@ describe('audit log with DESKGATE_AUDIT_TEXT=true', () => {
     await stack?.stop();
   });
 
-  test('typed text is kept verbatim in the audit log and the gateway log', async () => {
+  test('typed text is kept verbatim in the audit log, never in the gateway log', async () => {
     const mcp = await connect('2025-11-25', `${stack.mcpUrl}/kept`, stack.apiKey);
     try {
       assert.ok(!(await mcp.call('request_access', { apps: ['xterm'], reason: 'audit test' })).isError);
@@ -188,11 +192,11 @@ describe('audit log with DESKGATE_AUDIT_TEXT=true', () => {
     } finally {
       await mcp.close();
     }
-    const { entries } = await auditOf(stack, stack.apiKey, 'kept');
+    const { entries } = await auditOf(stack, stack.operatorKey, 'kept');
     assert.deepEqual(entries.map((e) => [e.tool, e.outcome, e.kind ?? null]), [['computer_batch', 'error', 'bad_args'], ['type', 'ok', null], ['request_access', 'ok', null]]);
     assert.deepEqual(entries[1]!.args, { text: SECRET });
     assert.deepEqual((entries[0]!.args as { actions: unknown[] }).actions[0], { action: 'type', text: SECRET });
     const { lines } = await toolCallLines(stack, 3);
-    assert.deepEqual(lines.find((line) => line.tool === 'type')!.args, { text: SECRET });
+    assert.deepEqual(lines.find((line) => line.tool === 'type')!.args, { text: `[redacted: ${SECRET.length} characters]` });
   });
 });

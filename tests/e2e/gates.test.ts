@@ -29,6 +29,7 @@ let redis: Redis;
 let mcp: McpConnection;
 let base: string;
 let humansKey: string;
+let humansApprover: string;
 const probes: Record<string, Probe> = {};
 const centre = (r: Rect): [number, number] => [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)];
 const inputEvents = (probe: Probe, skip: number) => probe.since(skip).filter((e) => ['press', 'release', 'key', 'button', 'text'].includes(e.type));
@@ -47,6 +48,7 @@ before(async () => {
   redis = new Redis(stack.redisUrl);
   base = stack.mcpUrl.replace(/\/mcp$/, '');
   humansKey = (await new ApiKeyStore(redis).create('humans')).key;
+  humansApprover = (await new ApiKeyStore(redis).create('humans', 'approver', 'approver')).key;
   mcp = await connect('2026-07-28', `${stack.mcpUrl}/gates`, stack.apiKey);
   refused(await mcp.call('screenshot'), 'allowlist_empty');
   const { display } = await desktopOf(redis, 'gates', 'gates');
@@ -186,14 +188,14 @@ test('the clipboard guard: stashed and cleared while a click-tier terminal is in
 });
 
 test('the kill switch empties tools/list and refuses every tool until it is off', async () => {
-  const on = await api('/v1/killswitch', stack.apiKey, { method: 'PUT', body: JSON.stringify({ on: true }) });
+  const on = await api('/v1/killswitch', stack.operatorKey, { method: 'PUT', body: JSON.stringify({ on: true }) });
   assert.equal(on.status, 200);
   await sleep(600);
   assert.deepEqual(await mcp.listTools(), []);
   refused(await mcp.call('screenshot'), 'disabled');
   refused(await mcp.call('list_granted_applications'), 'disabled');
-  assert.equal((await api('/v1/killswitch', stack.apiKey, { method: 'PUT', body: '{"on":"yes"}' })).status, 400);
-  await api('/v1/killswitch', stack.apiKey, { method: 'PUT', body: JSON.stringify({ on: false }) });
+  assert.equal((await api('/v1/killswitch', stack.operatorKey, { method: 'PUT', body: '{"on":"yes"}' })).status, 400);
+  await api('/v1/killswitch', stack.operatorKey, { method: 'PUT', body: JSON.stringify({ on: false }) });
   await sleep(600);
   assert.ok((await mcp.listTools()).length > 0);
   assert.ok(!(await mcp.call('screenshot')).isError);
@@ -202,7 +204,7 @@ test('the kill switch empties tools/list and refuses every tool until it is off'
 /** The id of the humans tenant's first pending access request, waiting up to 10 s for one ('' if none). */
 async function pendingApproval(): Promise<string> {
   for (let i = 0; i < 100; i++) {
-    const list = (await (await api('/v1/approvals', humansKey)).json()) as { approvals: { id: string }[] };
+    const list = (await (await api('/v1/approvals', humansApprover)).json()) as { approvals: { id: string }[] };
     if (list.approvals[0]) return list.approvals[0].id;
     await sleep(100);
   }
@@ -215,16 +217,16 @@ test('human approval: the request waits, another tenant cannot decide it, the ow
     const pending = human.call('request_access', { apps: ['DeskgateProbe'], reason: 'please' });
     const id = await pendingApproval();
     assert.ok(id, 'the request is listed for its tenant');
-    assert.deepEqual(((await (await api('/v1/approvals', stack.apiKey)).json()) as { approvals: unknown[] }).approvals, [], 'and for no other tenant');
-    assert.equal((await api(`/v1/approvals/${id}`, stack.apiKey, { method: 'POST', body: JSON.stringify({ decision: 'approve' }) })).status, 404);
-    assert.equal((await api(`/v1/approvals/${id}`, humansKey, { method: 'POST', body: JSON.stringify({ decision: 'maybe' }) })).status, 400);
-    assert.equal((await api(`/v1/approvals/${id}`, humansKey, { method: 'POST', body: JSON.stringify({ decision: 'approve' }) })).status, 200);
+    assert.deepEqual(((await (await api('/v1/approvals', stack.operatorKey)).json()) as { approvals: unknown[] }).approvals, [], 'and for no other tenant');
+    assert.equal((await api(`/v1/approvals/${id}`, stack.operatorKey, { method: 'POST', body: JSON.stringify({ decision: 'approve' }) })).status, 404);
+    assert.equal((await api(`/v1/approvals/${id}`, humansApprover, { method: 'POST', body: JSON.stringify({ decision: 'maybe' }) })).status, 400);
+    assert.equal((await api(`/v1/approvals/${id}`, humansApprover, { method: 'POST', body: JSON.stringify({ decision: 'approve' }) })).status, 200);
     const granted = (await pending).structuredContent as { granted: { app: string }[] };
     assert.deepEqual(granted.granted.map((g) => g.app), ['DeskgateProbe']);
 
     const second = human.call('request_access', { apps: ['xterm'], reason: 'again' });
     const id2 = await pendingApproval();
-    await api(`/v1/approvals/${id2}`, humansKey, { method: 'POST', body: JSON.stringify({ decision: 'deny' }) });
+    await api(`/v1/approvals/${id2}`, humansApprover, { method: 'POST', body: JSON.stringify({ decision: 'deny' }) });
     const denied = (await second).structuredContent as { granted: unknown[]; denied: string[] };
     assert.deepEqual([denied.granted, denied.denied], [[], ['xterm']]);
     const listed = (await human.call('list_granted_applications')).structuredContent as { apps: { app: string }[] };

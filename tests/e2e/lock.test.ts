@@ -161,7 +161,7 @@ test('another tenant sees no lock on a session of the same name and cannot relea
 });
 
 test('the audit log records lock refusals with the controller that was refused', async () => {
-  const { entries } = (await (await api(`/v1/sessions/${SESSION}/audit?count=200`, stack.apiKey)).json()) as { entries: { kind?: string; controller?: string; keyId?: string }[] };
+  const { entries } = (await (await api(`/v1/sessions/${SESSION}/audit?count=200`, stack.operatorKey)).json()) as { entries: { kind?: string; controller?: string; keyId?: string }[] };
   const refusals = entries.filter((e) => e.kind === 'lock_held');
   assert.ok(refusals.some((e) => e.keyId === keyB.keyId && e.controller === keyB.keyId));
   assert.ok(refusals.some((e) => e.controller?.endsWith('/second-loop')));
