@@ -3,11 +3,11 @@
  * the capacity limit, liveness heartbeats and the idle reaper. A released desktop is torn
  * down, never handed to the next session, so nothing leaks from one tenant to another.
  */
-import { ActionServer, ApprovalStore, DesktopRegistry, SessionStore, keys, type SessionRef } from '@deskgate/dispatch';
+import { ActionServer, ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, type SessionRef } from '@deskgate/dispatch';
 import { initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { actionRunner } from '../actions/action-runner.ts';
+import { actionRunner, KILL_SWITCH_WATCH_MS } from '../actions/action-runner.ts';
 import type { WorkerConfig } from '../config.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
 import { Desktop } from './desktop.ts';
@@ -32,6 +32,8 @@ export class DesktopPool {
   private readonly registry: DesktopRegistry;
   private readonly sessions: SessionStore;
   private readonly approvals: ApprovalStore;
+  /** Read before every action and watched during one; cached only briefly, so switching it on stops a running call within ~0.2 s. */
+  private readonly killSwitch: KillSwitch;
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
@@ -45,6 +47,7 @@ export class DesktopPool {
     this.registry = new DesktopRegistry(redis);
     this.sessions = new SessionStore(redis);
     this.approvals = new ApprovalStore(redis);
+    this.killSwitch = new KillSwitch(redis, { cacheMs: KILL_SWITCH_WATCH_MS });
     this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS));
     this.timers.push(setInterval(() => void this.reapIdle(), REAP_MS));
   }
@@ -103,7 +106,7 @@ export class DesktopPool {
     const state = initialSessionState(coordinateMode);
     state.grants = startingGrants(policy);
     await this.sessions.assign(ref, desktop.id, state);
-    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, { policy, approvals: this.approvals.brokerFor(ref.tenant, ref.name) }, this.sessions, this.metrics, this.log), (error) =>
+    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, { policy, approvals: this.approvals.brokerFor(ref.tenant, ref.name), killSwitch: this.killSwitch }, this.sessions, this.metrics, this.log), (error) =>
       this.log.error({ err: error, desktop: desktop.id }, 'action channel error'),
     );
     this.held.set(desktop.id, { desktop, ref, server });
