@@ -11,6 +11,7 @@ export * from './tools/define-tool.ts';
 export { allTools, findTool, toolsOf, type Surface } from './tools/registry.ts';
 export { LIMITS } from './tools/params.ts';
 export { LAST_SCREENSHOT_SLOT } from './tools/screen.ts';
+export { SCREENSHOT_AFTER, SETTLE_MAX_MS, withSettledScreenshot, type ScreenshotAfter } from './tools/settled-screenshot.ts';
 export * from './audit/redact.ts';
 export * from './access/grants.ts';
 export * from './access/policy.ts';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { ToolError, type CoordinateMode } from '@deskgate/computer-use';
+import { ToolError, type CoordinateMode, type ScreenshotAfter } from '@deskgate/computer-use';
 import { actionReply, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { DesktopLocks, EPOCH_RETENTION_MS, LOCK_LEASE_MS, LockHeldError, type LockHolder } from './desktop-lock.ts';
 import { keys } from './keys.ts';
@@ -34,6 +34,7 @@ export interface SendOptions {
   args: unknown;
   timeoutMs: number;
   coordinateMode?: CoordinateMode;
+  screenshotAfter?: ScreenshotAfter;
   /** Who is driving: the lock on the desktop is taken and renewed in this name. */
   controller: string;
 }
@@ -80,6 +81,7 @@ export class ActionClient {
       deadline: now + options.timeoutMs,
       sentAt: now,
       ...(options.coordinateMode ? { coordinateMode: options.coordinateMode } : {}),
+      ...(options.screenshotAfter ? { screenshotAfter: options.screenshotAfter } : {}),
     };
     // Registered before the enqueue: the reply may be read before the EVAL's own answer.
     const reply = new Promise<ActionReply>((resolve, reject) => this.pending.set(id, { resolve, reject }));

@@ -4,7 +4,7 @@
  * the gateway's reply list.
  */
 import { z } from 'zod';
-import { COORDINATE_MODES } from '@deskgate/computer-use';
+import { COORDINATE_MODES, SCREENSHOT_AFTER } from '@deskgate/computer-use';
 
 export const actionRequest = z.object({
   id: z.string(),
@@ -18,6 +18,8 @@ export const actionRequest = z.object({
   sentAt: z.number(),
   /** The coordinate mode the caller's endpoint asked for; the worker refuses it if the session has another. */
   coordinateMode: z.enum(COORDINATE_MODES).optional(),
+  /** `settled`: a tool that acts replies with a screenshot once the screen has settled (?screenshot_after= on /mcp). */
+  screenshotAfter: z.enum(SCREENSHOT_AFTER).optional(),
   /** The fencing epoch of the caller's lock on the desktop, stamped in by the enqueue script. */
   epoch: z.number().int(),
 });

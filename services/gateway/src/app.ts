@@ -8,7 +8,7 @@
  * keys. Errors are thrown as ApiError and rendered by one onError.
  */
 import { Hono } from 'hono';
-import { COORDINATE_MODES, type CoordinateMode, type Surface } from '@deskgate/computer-use';
+import { COORDINATE_MODES, type CoordinateMode, type Surface, SCREENSHOT_AFTER, type ScreenshotAfter } from '@deskgate/computer-use';
 import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, type AuditLog, type KillSwitch, type TenantQuotas } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -80,12 +80,18 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, kill
       const mode = c.req.query('coordinate_mode') ?? 'pixels';
       const allowed: readonly string[] = surface === 'computer' ? ['pixels'] : COORDINATE_MODES;
       if (!allowed.includes(mode)) throw new ApiError(400, 'bad_coordinate_mode', `coordinate_mode must be one of: ${allowed.join(', ')}.`);
+      // ?screenshot_after=settled: native tools that act reply with a settled screenshot (/computer always does).
+      const after = c.req.query('screenshot_after');
+      if (after !== undefined && (surface !== 'native' || !(SCREENSHOT_AFTER as readonly string[]).includes(after))) {
+        throw new ApiError(400, 'bad_screenshot_after', surface === 'native' ? `screenshot_after must be one of: ${SCREENSHOT_AFTER.join(', ')}.` : 'screenshot_after is for /mcp; the computer tool always replies with a settled screenshot.');
+      }
       const scope: CallScope = {
         ref: { tenant: c.var.principal.tenant, name: session },
         keyId: c.var.principal.keyId,
         controller: controllerOf(c),
         surface,
         coordinateMode: mode as CoordinateMode,
+        ...(after ? { screenshotAfter: after as ScreenshotAfter } : {}),
       };
       return mcp(c.req.raw, { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } });
     });

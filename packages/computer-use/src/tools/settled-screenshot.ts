@@ -57,7 +57,15 @@ export async function settledScreenshot(context: ToolContext): Promise<{ screens
  */
 export async function withSettledScreenshot(tool: ToolDefinition | undefined, result: ToolCallResult, context: ToolContext): Promise<ToolCallResult> {
   if (!tool || tool.effect !== 'acts' || result.isError) return result;
-  const { screenshot, settle } = await settledScreenshot(context);
+  let after: Awaited<ReturnType<typeof settledScreenshot>>;
+  try {
+    after = await settledScreenshot(context);
+  } catch (error) {
+    // Stopped while waiting (deadline, kill switch): the action ran, so its result stands.
+    const message = error instanceof Error ? error.message : String(error);
+    return { ...result, structuredContent: { ...result.structuredContent, settle: { settled: false, waitedMs: 0, error: message } } };
+  }
+  const { screenshot, settle } = after;
   const note = screenshot.isError ? [{ type: 'text' as const, text: `No screenshot after the action: ${textOf(screenshot)}` }] : [];
   return {
     ...result,

@@ -5,7 +5,7 @@
  * and again by the worker, which trusts nothing.
  */
 import { Server, type McpRequestContext } from '@modelcontextprotocol/server';
-import { ToolError, describeTools, type CoordinateMode, errorResult, findTool, isToolError, parseCall, toolsOf, type Surface, type ToolCallResult } from '@deskgate/computer-use';
+import { ToolError, describeTools, type CoordinateMode, errorResult, findTool, isToolError, parseCall, toolsOf, type Surface, type ToolCallResult, SETTLE_MAX_MS, type ScreenshotAfter } from '@deskgate/computer-use';
 import type { SessionRef } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { SessionRouter } from '../sessions/session-router.ts';
@@ -26,6 +26,8 @@ export interface CallScope {
   surface: Surface;
   /** The coordinate mode the endpoint asked for (?coordinate_mode=); a session keeps the one it was created with. */
   coordinateMode: CoordinateMode;
+  /** ?screenshot_after=settled on /mcp: tools that act reply with a screenshot of the settled screen. */
+  screenshotAfter?: ScreenshotAfter;
 }
 
 export interface ServerDeps {
@@ -71,8 +73,9 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
           throw new ToolError('bad_args', findTool(name) ? `${name} is not offered here; it is served at ${where}.` : `Unknown tool "${name}". Call tools/list for the tools deskgate offers.`);
         }
         const call = parseCall(name, args);
-        const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000;
-        const reply = await router.call(scope.ref, { controller: scope.controller, keyId: scope.keyId }, name, call.args, extraMs, scope.coordinateMode);
+        const settleMs = scope.screenshotAfter && call.tool.effect === 'acts' ? SETTLE_MAX_MS : 0;
+        const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000 + settleMs;
+        const reply = await router.call(scope.ref, { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter }, name, call.args, extraMs, scope.coordinateMode);
         answered = true;
         result = reply.result as ToolCallResult;
         timings = reply.timings;

@@ -13,7 +13,7 @@
  * gateway's own: the worker's reason (which names the worker, and may carry paths) is logged,
  * never forwarded.
  */
-import { ToolError, type CoordinateMode } from '@deskgate/computer-use';
+import { ToolError, type CoordinateMode, type ScreenshotAfter } from '@deskgate/computer-use';
 import {
   ActionClient,
   DesktopGoneError,
@@ -57,6 +57,8 @@ export interface RouterSettings {
 export interface Caller {
   controller: string;
   keyId: string;
+  /** ?screenshot_after= of the caller's endpoint, passed on with every call. */
+  screenshotAfter?: ScreenshotAfter;
 }
 
 export type EndOutcome = { ended: true } | { ended: false; reason: 'not_found' } | { ended: false; reason: 'lock_held'; holder: string; leaseLeftMs: number };
@@ -88,7 +90,7 @@ export class SessionRouter {
     const desktopId = remembered ?? (await this.bind(ref, caller, coordinateMode));
     try {
       const timeoutMs = this.settings.actionTimeoutMs + extraMs;
-      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode });
+      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode, screenshotAfter: caller.screenshotAfter });
     } catch (error) {
       if (!(error instanceof ToolError && error.kind === 'worker_lost')) throw error;
       this.bindings.delete(key);

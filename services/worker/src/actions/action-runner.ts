@@ -12,7 +12,7 @@
 
 /** How often a running call looks at the kill switch (its reads are cached for as long). */
 export const KILL_SWITCH_WATCH_MS = 100;
-import { ToolError, callTool, errorResult, findTool, type ApprovalBroker, type SessionState, type TenantPolicy } from '@deskgate/computer-use';
+import { ToolError, callTool, errorResult, findTool, type ApprovalBroker, type SessionState, type TenantPolicy, withSettledScreenshot } from '@deskgate/computer-use';
 import type { ActionHandler, KillSwitch, SessionRef, SessionStore } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { Desktop } from '../desktops/desktop.ts';
@@ -54,7 +54,11 @@ export function actionRunner(
       void killSwitch.refusal(owner.tenant).then((refusal) => refusal && controller.abort(refusal));
     }, KILL_SWITCH_WATCH_MS);
     const toolStarted = performance.now();
-    const result = await callTool(request.tool, request.args, { executor: desktop.executor, state, signal: controller.signal, ...toolAccess }).finally(() => {
+    const context = { executor: desktop.executor, state, signal: controller.signal, ...toolAccess };
+    const result = await callTool(request.tool, request.args, context)
+      // ?screenshot_after=settled on the caller's endpoint: a tool that acts also shows the settled screen.
+      .then((answer) => (request.screenshotAfter ? withSettledScreenshot(findTool(request.tool), answer, context) : answer))
+      .finally(() => {
       clearTimeout(timer);
       clearInterval(watch);
     });
