@@ -181,3 +181,13 @@ test('the call budget covers the settle wait and the action\'s own duration', as
   const shot = parseCall('computer', { action: 'screenshot' });
   assert.equal(shot.tool.extraSeconds?.(shot.args as never), 0);
 });
+
+test('a duration past the native limit is the native tool\'s bad_args, not a runaway budget', async () => {
+  const { parseCall } = await import('../dispatch.ts');
+  const { tool, args } = parseCall('computer', { action: 'wait', duration: 1e7 });
+  assert.equal(tool.extraSeconds?.(args as never), SETTLE_MAX_MS / 1000);
+  const { call } = desktop();
+  const result = await call({ action: 'wait', duration: 1e7 });
+  assert.equal(result.structuredContent?.error?.kind, 'bad_args');
+  assert.match(texts(result).join(' '), /duration/);
+});

@@ -8,7 +8,7 @@
  * choices: docs/computer-endpoint.md.
  */
 import { z } from 'zod';
-import { callTool, type ToolCallResult } from '../dispatch.ts';
+import { callTool, parseCall, type ToolCallResult } from '../dispatch.ts';
 import { ToolError } from '../errors.ts';
 import { fromScreen, type ScreenshotGeometry } from '../geometry/coordinates.ts';
 import { targetImageSize } from '../geometry/image-size.ts';
@@ -16,7 +16,6 @@ import { defineTool, type ToolContext, type ToolOutput } from '../tools/define-t
 import { chooseMonitor } from '../tools/monitors.ts';
 import { SETTLE_MAX_MS, settledScreenshot, textOf } from '../tools/settled-screenshot.ts';
 import { frameOf } from '../tools/target.ts';
-import { findTool } from '../tools/registry.ts';
 import { ACTION_NAMES, toNative, type ComputerArgs, type NativeCall } from './actions.ts';
 import { dragWithModifiers } from './modified-drag.ts';
 
@@ -62,12 +61,18 @@ export const computerTool = defineTool({
   inputSchema: schema,
   actionKind: 'none',
   extraSeconds(args) {
+    let call: NativeCall;
     try {
-      const call = toNative(args as ComputerArgs);
-      const own = findTool(call.tool)?.extraSeconds?.(call.args as never) ?? 0;
-      return own + (call.spec.screenshot ? SETTLE_MAX_MS / 1000 : 0);
+      call = toNative(args as ComputerArgs);
     } catch {
       return 0; // refused before anything runs
+    }
+    const settle = call.spec.screenshot ? SETTLE_MAX_MS / 1000 : 0;
+    try {
+      const native = parseCall(call.tool, call.args); // invalid arguments are refused by the native tool, with its message
+      return settle + (native.tool.extraSeconds?.(native.args as never) ?? 0);
+    } catch {
+      return settle;
     }
   },
   async handle(args, context): Promise<ToolOutput> {
