@@ -4,7 +4,7 @@
  */
 import { serve } from '@hono/node-server';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
+import { createLogger } from '@deskgate/dispatch';
 import { loadConfig } from './config.ts';
 import { DesktopPool } from './desktops/desktop-pool.ts';
 import { ProcessDesktopProvider } from './desktops/process-provider.ts';
@@ -14,7 +14,7 @@ import { loadPolicyFile } from './policy/policy-file.ts';
 import { startLifecycleWorkers } from './lifecycle/lifecycle-workers.ts';
 
 const config = loadConfig();
-const log = pino({ name: 'deskgate-worker', level: config.logLevel, base: { worker: config.workerId } });
+const log = createLogger('deskgate-worker', config.logLevel, { worker: config.workerId });
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 const metrics = createWorkerMetrics();
 const pool = new DesktopPool(config, new ProcessDesktopProvider(config.windowManager, log), redis, metrics, log, loadPolicyFile(config.policyFile));
