@@ -16,7 +16,8 @@ try {
   // 100 on every Linux we run on
 }
 
-function cpuMs(pid: number): number {
+/** CPU time (user + system, all threads) a process has used so far, in ms; 0 once it is gone. */
+export function cpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -28,6 +29,31 @@ function cpuMs(pid: number): number {
 }
 
 export type PidGroups = Record<string, number[]>;
+
+/** A process and all its descendants (from the parent pid in /proc/<pid>/stat). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(parent) ?? [];
+      list.push(Number(entry));
+      children.set(parent, list);
+    } catch {
+      // gone
+    }
+  }
+  const tree: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    const pid = queue.shift()!;
+    tree.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
 
 /** The redis-server listening on the given redis://host:port URL. */
 export function redisPid(redisUrl: string): number | undefined {
@@ -63,6 +89,21 @@ export function stackPidGroups(stack: Pick<Stack, 'gateway' | 'worker' | 'redisU
 export interface CpuMeter {
   /** CPU ms per group since the meter started; "bench client" is this process. */
   stop(): Record<string, number>;
+}
+
+/**
+ * Like startCpuMeter, for several services measured side by side in one run: no "bench
+ * client" entry, since this process drives all of them and its CPU cannot be split.
+ */
+export function startGroupMeter(groups: PidGroups): CpuMeter {
+  const read = () => Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]));
+  const before = read();
+  return {
+    stop() {
+      const after = read();
+      return Object.fromEntries(Object.keys(groups).map((name) => [name, after[name]! - before[name]!]));
+    },
+  };
 }
 
 export function startCpuMeter(groups: PidGroups): CpuMeter {

@@ -17,6 +17,7 @@ import { desktopMemory, memoryOf, sessionDesktop, showContent } from './desktop.
 import { breakdown, measureAction, TYPE_TEXT, type ActionRun } from './e2e.ts';
 import { captureFloor, httpRoundTrip, mcpPing, xtestClickFloor, type CaptureFloor } from './floors.ts';
 import { imagemagickConvert, pythonSpawnClick, scrotConvert, xdotoolClick } from './peers.ts';
+import { comparisonRows, CUA_PACKAGE, CUA_VERSION, runSideBySide, type Comparison } from './peer-cua.ts';
 import { fromSummary, ms, ratio, renderTable, verdict, writeReport, type Report, type Row } from './report.ts';
 import { clickLoad, openSessions, pacedLoad, timeToReady, type ScaleLevel } from './scale.ts';
 import { progress, round, summarize, type Summary } from './stats.ts';
@@ -118,6 +119,9 @@ interface Results {
   capture: Record<string, CaptureFloor>;
   xtest?: Summary;
   peers: Record<string, Summary>;
+  /** deskgate and cua-computer-server side by side over MCP (bench/peer-cua.ts). */
+  sideBySide?: Comparison;
+  sideBySideFailure?: string;
   scale: ScaleLevel[];
   paced?: ScaleLevel;
   cold?: Awaited<ReturnType<typeof timeToReady>>;
@@ -218,6 +222,23 @@ async function runSmallStack(): Promise<void> {
     await step('peer scrot 1280', async () => {
       progress(`peer: scrot + ${imagemagickConvert()} -resize at ${SMALL.width}×${SMALL.height} (${count(25)}×)`);
       results.peers.scrotSmall = await scrotConvert(display, smallImage, count(25));
+    });
+
+    await step('side by side with cua-computer-server', async () => {
+      try {
+        results.sideBySide = await runSideBySide({
+          stack,
+          session: 'bench-main',
+          size: SMALL,
+          count,
+          warmupSeconds: Math.max(3, 8 * SCALE),
+          frameDir: `${repoRoot}bench-results/frames`,
+          onStarted: (stop) => cleanups.push(stop),
+        });
+      } catch (error) {
+        results.sideBySideFailure = error instanceof Error ? error.message : String(error);
+        throw error;
+      }
     });
 
     await step('scale', async () => {
@@ -366,6 +387,8 @@ function buildReport(): Report {
   peer(`scrot + convert -resize ${SMALL.width}×${SMALL.height}`, results.peers.scrotSmall, results.e2e.screenshotSmall?.summary, 20);
   peer(`scrot + convert -resize ${LARGE.width}×${LARGE.height}`, results.peers.scrotLarge, results.e2e.screenshotLarge?.summary, 20);
 
+  rows.push(...comparisonRows(results.sideBySide, results.sideBySideFailure, `Side by side over MCP: deskgate vs ${CUA_PACKAGE} ${CUA_VERSION} (own Xvfb ${SMALL.width}×${SMALL.height}, same client, interleaved)`));
+
   for (const [label, run, kind] of [
     [`screenshot ${SMALL.width}×${SMALL.height}`, results.e2e.screenshotSmall, 'screenshot'],
     ['left_click', results.e2e.click, 'click'],
@@ -437,6 +460,7 @@ function buildReport(): Report {
         type: results.e2e.type ? breakdown(results.e2e.type, 'click') : null,
         key: results.e2e.key ? breakdown(results.e2e.key, 'click') : null,
       },
+      sideBySide: results.sideBySide ?? { failure: results.sideBySideFailure },
       capture: Object.fromEntries(Object.entries(results.capture).map(([k, v]) => [k, v.raw])),
       scale: results.scale,
       paced: results.paced,
