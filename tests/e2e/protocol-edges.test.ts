@@ -2,8 +2,8 @@
  * MCP protocol edges over raw HTTP (fetch, no SDK) on the real stack, for both revisions a
  * client may speak: a batch, an unknown protocol version, a modern header on a body without
  * its envelope, and a body that is not UTF-8 are each refused with the spec's JSON-RPC error,
- * and none of them runs anything: the session's audit log, which records every tool call the
- * gateway handles (run or refused), stays empty, while a well-formed control call is recorded.
+ * and none of them runs anything: the session never gets a desktop and its audit log stays
+ * empty, while a well-formed control call on another session gets both.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -48,9 +48,16 @@ async function post(session: string, body: string | Buffer, headers: Record<stri
   return { status: response.status, json: (await response.json()) as RpcAnswer };
 }
 
+const base = () => stack.mcpUrl.replace(/\/mcp$/, '');
+
+/** What ran on a session: its audit log (read with the operator key), and whether the session got a desktop at all. */
 async function auditedTools(session: string): Promise<string[]> {
-  const response = await fetch(`${stack.mcpUrl.replace(/\/mcp$/, '')}/v1/sessions/${session}/audit`, { headers: { authorization: `Bearer ${stack.apiKey}` } });
-  const page = (await response.json()) as { entries: { tool: string }[] };
+  const audit = await fetch(`${base()}/v1/sessions/${session}/audit`, { headers: { authorization: `Bearer ${stack.operatorKey}` } });
+  assert.equal(audit.status, 200, await audit.clone().text());
+  const page = (await audit.json()) as { entries: { tool: string }[] };
+  const listed = (await (await fetch(`${base()}/v1/sessions`, { headers: { authorization: `Bearer ${stack.apiKey}` } })).json()) as { sessions: { name: string }[] };
+  const exists = listed.sessions.some((entry) => entry.name === session);
+  assert.equal(exists, page.entries.length > 0, `session ${session}: listed ${exists}, audited ${JSON.stringify(page.entries.map((e) => e.tool))}`);
   return page.entries.map((entry) => entry.tool);
 }
 
