@@ -148,6 +148,8 @@ test('a scripted Anthropic loop: every action, the reference parameters, a scree
     if (acts) {
       const settle = reply.structuredContent?.settle;
       assert.ok(settle && typeof settle.settled === 'boolean' && settle.waitedMs >= 0, `${label}: ${JSON.stringify(reply.structuredContent)}`);
+      // Never longer than the reference loop's fixed 2 s (plus scheduling slack).
+      assert.ok(settle.waitedMs <= 2300, `${label}: waited ${settle.waitedMs} ms`);
       settles.push(`${input.action}:${settle.settled ? `${settle.waitedMs}ms` : settle.error ? 'unwatched' : 'busy'}`);
     }
     if (saw) {
