@@ -2,6 +2,8 @@
 import json
 import os
 import queue
+import random
+import re
 import shutil
 import subprocess
 import threading
@@ -48,6 +50,16 @@ def wait_until(predicate, timeout=5.0, interval=0.02):
     return predicate()
 
 
+def _unused_display():
+    """A display number with no lock file and no socket (path or abstract) on this machine."""
+    used = {int(m) for m in re.findall(r"X(\d+)", " ".join(os.listdir("/tmp/.X11-unix")))
+            } if os.path.isdir("/tmp/.X11-unix") else set()
+    used |= {int(m) for m in re.findall(r"\.X(\d+)-lock", " ".join(os.listdir("/tmp")))}
+    with open("/proc/net/unix") as f:
+        used |= {int(m) for m in re.findall(r"/tmp/\.X11-unix/X(\d+)", f.read())}
+    return random.choice([n for n in range(200, 1000) if n not in used])
+
+
 class Desktop:
     def __init__(self, tmp, wm=True):
         self.tmp = tmp
@@ -59,15 +71,21 @@ class Desktop:
             raise
 
     def _start(self, wm):
-        # -displayfd: Xvfb picks a free display itself and reports it once it accepts clients,
-        # so parallel test runs cannot race for a display number.
-        read_fd, write_fd = os.pipe()
-        xvfb = self._spawn(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x800x24",
-                            "-nolisten", "tcp"], "xvfb", pass_fds=(write_fd,))
-        os.close(write_fd)
-        with os.fdopen(read_fd) as f:
-            number = f.readline().strip()
-        assert number and xvfb.poll() is None, "Xvfb did not start: see xvfb.log"
+        # -displayfd: Xvfb reports its display once it accepts clients. The number is ours to
+        # pick: one that no X server on this machine uses, by lock file or by socket (a server
+        # started without a lock file elsewhere would otherwise share its number with ours, and
+        # clients would reach whichever answers first).
+        for _ in range(5):
+            number = _unused_display()
+            read_fd, write_fd = os.pipe()
+            xvfb = self._spawn(["Xvfb", f":{number}", "-displayfd", str(write_fd), "-screen", "0",
+                                "1280x800x24", "-nolisten", "tcp"], "xvfb", pass_fds=(write_fd,))
+            os.close(write_fd)
+            with os.fdopen(read_fd) as f:
+                reported = f.readline().strip()
+            if reported == str(number) and xvfb.poll() is None:
+                break
+        assert reported and xvfb.poll() is None, "Xvfb did not start: see xvfb.log"
         self.display = f":{number}"
         self.env = dict(os.environ, DISPLAY=self.display)
         assert wait_until(lambda: self._has_root_prop("WM_NAME") is not None, 10), \
@@ -78,9 +96,30 @@ class Desktop:
             openbox = self._spawn(["openbox", "--sm-disable"], "openbox")
             if wait_until(lambda: openbox.poll() is not None
                           or self._has_root_prop("_NET_SUPPORTING_WM_CHECK"), 20) \
-                    and openbox.poll() is None:
+                    and openbox.poll() is None and self._wm_manages_windows():
                 return
         raise AssertionError("openbox did not start: " + (self.tmp / "openbox.log").read_text())
+
+    def _wm_manages_windows(self, timeout=10.0):
+        """openbox announces itself before its event loop runs, and a window mapped in between
+        can stay unmapped for good (seen under load): wait until it frames a window of ours."""
+        from Xlib import display as xdisplay
+        d = xdisplay.Display(self.display)
+        try:
+            root = d.screen().root
+            win = root.create_window(0, 0, 10, 10, 0, X.CopyFromParent, X.InputOutput,
+                                     X.CopyFromParent)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                win.map()  # again each round: a map request openbox dropped is gone
+                d.sync()
+                if wait_until(lambda: win.query_tree().parent.id != root.id, 0.5):
+                    win.destroy()
+                    d.sync()
+                    return True
+            return False
+        finally:
+            d.close()
 
     def _has_root_prop(self, name):
         """True/False when the server answered, None when xprop could not connect."""

@@ -6,7 +6,8 @@ import pytest
 from Xlib import X, display as xdisplay
 from Xlib.ext import shape
 
-from conftest import PROBE_CLASS, chords, make_window, set_stacking, wait_until
+from conftest import (PROBE_CLASS, Desktop, RuntimeProcess, chords, make_window, set_stacking,
+                      wait_until)
 
 BACKGROUND = (1270, 790)  # the probe covers 800x600 at the origin; nothing else is there
 
@@ -221,3 +222,42 @@ def test_frames_are_descended_on_the_server(bare_x):
                             [{"x": 190, "y": 0, "width": 190, "height": 260}])
     d.sync()
     assert facts(rt, (150, 450), (400, 450))["at"] == [decoration, mine]
+
+
+def test_window_manager_gone(tmp_path_factory):
+    """The window manager killed: its last client list stays on the root, the clients go
+    back to the root, the keyboard follows the pointer. Nothing is guessed from what is left."""
+    desk = Desktop(tmp_path_factory.mktemp("wm-gone"))
+    d = xdisplay.Display(desk.display)
+    try:
+        rt = RuntimeProcess(desk)
+        root = d.screen().root
+        client = make_window(d, root, 0, 0, 300, 200, "survivor", ("survivor", "Survivor"))
+        client.map()
+        d.sync()
+
+        def spot():
+            w = next((w for w in rt.call("list_windows")["windows"]
+                      if w["id"] == client.id and w["mapped"]), None)
+            return w and (w["x"] + 150, w["y"] + 100)
+        assert wait_until(lambda: spot() and facts(rt, spot())["at"][0]["kind"] == "client")
+        openbox = next(p for p in desk.procs if p.args[0] == "openbox" and p.poll() is None)
+        openbox.kill()
+        openbox.wait(5)
+        # Back on the root (the server's save-set), where the frame was.
+        assert wait_until(lambda: client.query_tree().parent.id == root.id)
+        late = make_window(d, root, 0, 0, 100, 100, "late", ("late", "Late"))
+        late.map()
+        d.set_input_focus(X.PointerRoot, X.RevertToPointerRoot, X.CurrentTime)
+        d.sync()
+        got = facts(rt, spot(), (50, 50), (1270, 790))
+        # openbox died without cleaning up: its last client list is still on the root.
+        assert root.get_full_property(d.intern_atom("_NET_CLIENT_LIST_STACKING"), 0)
+        assert (got["at"][0]["kind"], got["at"][0]["window"]) == ("client", client.id)
+        # A window mapped since is in no list: unknown, not a client by some guess.
+        assert got["at"][1] == {"kind": "unknown", "window": late.id, "app": None}
+        assert got["at"][2]["kind"] == "root"
+        assert got["focus"] == {"kind": "none", "window": None, "app": None}
+    finally:
+        d.close()
+        desk.close()
