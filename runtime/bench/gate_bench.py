@@ -8,7 +8,9 @@ manager and a few client windows) and times request → response over the real p
 
 Clicks land on the topmost mapped client window (`same`), or alternate between the two
 topmost ones (`alternating`: every click changes focus and stacking, so the window state
-really changes between actions).
+really changes between actions). Before each click, `gate_facts` is asked about the click's
+point, as the gates do; `gate_facts` is also timed alone: no point (the focus and the pointer
+only), one point on a client, one on the bare desktop.
 """
 import argparse
 import json
