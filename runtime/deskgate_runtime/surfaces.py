@@ -23,7 +23,8 @@ Surfaces (`kind`, `window`, `app`):
 from Xlib import X, Xatom, error as xerror
 from Xlib.protocol import request
 
-from .window_tracker import GONE, exe_of, title_of, wm_class_of
+from .identity import exe_of, title_of, wm_class_of
+from .window_tracker import GONE
 
 CLIENT, DECORATION, POPUP, ROOT, NONE, UNKNOWN = (
     "client", "decoration", "popup", "root", "none", "unknown")
@@ -119,14 +120,6 @@ class Surfaces:
         return [request.TranslateCoords(display=self.d, defer=True, src_wid=self.root,
                                         dst_wid=wid, src_x=x, src_y=y) for wid in chain[1:]]
 
-    def focus(self):
-        """The focus surface alone, read now."""
-        self.tracker.refresh()
-        reply = request.GetInputFocus(display=self.d, defer=True)
-        with self.x.checked("get input focus", sync=False):
-            reply.reply()
-        return self._run([self._focus_job(_View(self.tracker), _wid(reply.focus))])[0]
-
     # -- running jobs: each is a generator that yields the requests it needs answered -------
     def _run(self, jobs):
         """Drive the jobs side by side: every request they ask for in one step goes out in one
@@ -201,13 +194,13 @@ class Surfaces:
                  t.prop_request(wid, net_pid, Xatom.CARDINAL),
                  t.prop_request(wid, net_name, utf8),
                  t.prop_request(wid, Xatom.WM_NAME, X.AnyPropertyType)]
-        res_req = t.res_pid_request(wid)
+        res_req = t.res_pid.request(wid)
         replies = yield reads + ([res_req] if res_req is not None else [])
         attrs, wm_class, pid, name, plain = replies[:5]
         if attrs is None or not attrs.override_redirect or None in replies[1:5]:
             return surface(UNKNOWN, wid)
         pid_value = t.prop_value(wid, net_pid, Xatom.CARDINAL, pid)
-        pid = t.res_pid(wid, replies[5]) if res_req is not None and replies[5] else None
+        pid = t.res_pid.ask(wid, replies[5]) if res_req is not None and replies[5] else None
         if pid is None and pid_value:
             pid = int(pid_value[0])
         wm_class = wm_class_of(t.prop_value(wid, Xatom.WM_CLASS, Xatom.STRING, wm_class))

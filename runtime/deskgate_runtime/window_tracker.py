@@ -18,13 +18,11 @@ GetInputFocus). Its reply comes after every event the server generated before it
 events are applied and what they made stale is read, the answer reflects everything that
 happened before the sync point, as a full query would.
 """
-import os
-
 from Xlib import X, Xatom, error as xerror
-from Xlib.ext import res
 from Xlib.protocol import request
 
 from .errors import X11Error
+from .identity import ResPid, exe_of, title_of, wm_class_of
 from .xconn import describe as describe_error
 
 GONE = ("BadWindow", "BadDrawable", "BadMatch")
@@ -89,7 +87,7 @@ class WindowTracker:
         self.x = x
         self.d = x.display.display  # the protocol connection that deferred requests go to
         self.root = x.root.id
-        self._has_res = x.display.has_extension("X-Resource")
+        self.res_pid = ResPid(x)
         self.atoms = {name: x.atom(name) for name in (
             "_NET_CLIENT_LIST_STACKING", "_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING",
             "_NET_WM_PID")}
@@ -336,29 +334,8 @@ class WindowTracker:
     def _identity(self, wid, wm_class, pid_value):
         pid = int(pid_value[0]) if pid_value is not None and len(pid_value) else None
         if pid is None:  # many toolkits (Tk, for one) never set _NET_WM_PID
-            pid = self.res_pid(wid)
+            pid = self.res_pid.ask(wid)
         return wm_class_of(wm_class), pid, exe_of(pid)
-
-    def res_pid_request(self, wid):
-        """A deferred X-Resource query for the pid of the client that made `wid` (None without
-        the extension). Unlike _NET_WM_PID, the server vouches for it (local clients only)."""
-        if not self._has_res:
-            return None
-        return res.QueryClientIds(display=self.d, defer=True,
-                                  opcode=self.d.get_extension_major(res.extname),
-                                  specs=[{"client": wid, "mask": res.LocalClientPIDMask}])
-
-    def res_pid(self, wid, reply=None):
-        """The X-Resource pid of `wid`'s client, from `reply` or a query of its own."""
-        if reply is None:
-            reply = self.res_pid_request(wid)
-            if reply is None:
-                return None
-            reply.reply()
-        for cid in reply.ids:
-            if cid.spec.mask & res.LocalClientPIDMask and cid.value:
-                return int(cid.value[0])
-        return None
 
     # -- answers (as of the last refresh) -----------------------------------------------
     def is_client(self, client):
@@ -384,27 +361,3 @@ class WindowTracker:
                         "mapped": mapped, "title": info["title"], "wm_class": info["wm_class"],
                         "pid": info["pid"], "exe": info["exe"]})
         return out
-
-
-def exe_of(pid):
-    """The executable of a local process, when /proc lets us read it."""
-    if not pid:
-        return None
-    try:
-        return os.readlink(f"/proc/{pid}/exe")
-    except OSError:
-        return None
-
-
-def title_of(raw):
-    if raw is None:
-        return ""
-    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-
-
-def wm_class_of(raw):
-    """WM_CLASS as Window.get_wm_class() decodes it: [instance, class] or None."""
-    if not isinstance(raw, bytes):
-        return None
-    parts = raw.decode("ISO-8859-1").split("\0")
-    return [parts[0], parts[1]] if len(parts) >= 2 else None
