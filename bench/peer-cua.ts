@@ -18,7 +18,8 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { repoRoot, startStack, type Stack } from '../scripts/lib/stack.ts';
-import { BENCH_POLICY_FILE } from './client.ts';
+import { BENCH_POLICY_FILE, type Timings } from './client.ts';
+import { breakdown, type BreakdownStep } from './e2e.ts';
 import { processTree, stackPidGroups, startGroupMeter, type PidGroups } from './cpu.ts';
 import { sessionDesktop, showContent } from './desktop.ts';
 import type { Row } from './report.ts';
@@ -157,6 +158,8 @@ export async function startCuaPeer(size: { width: number; height: number }): Pro
 
 export interface PeerCall {
   ms: number;
+  /** deskgate's own timings of the call (`_meta["deskgate/timings"]`); {} for the peer. */
+  timings: Timings;
   isError: boolean;
   text: string;
   image?: { bytes: number; base64Chars: number; mimeType: string; width?: number; height?: number; data: string };
@@ -192,6 +195,7 @@ interface RawResult {
   isError?: boolean;
   content?: { type: string; text?: string; data?: string; mimeType?: string }[];
   structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
 }
 
 export async function connectMcp(url: string, headers: Record<string, string> = {}, name = 'deskgate-bench-side-by-side'): Promise<McpUnderTest> {
@@ -211,7 +215,7 @@ export async function connectMcp(url: string, headers: Record<string, string> = 
     }
     // The peer answers a failed action with {"success": false} and no isError.
     const isError = result.isError === true || result.structuredContent?.success === false;
-    return { ms: elapsed, isError, text, image };
+    return { ms: elapsed, timings: (result._meta?.['deskgate/timings'] as Timings | undefined) ?? {}, isError, text, image };
   };
   return {
     call,
@@ -262,6 +266,8 @@ export interface SideResult {
   cpuMsPerCall: Record<string, number>;
   serverCpuMsPerCall: number;
   displayCpuMsPerCall: number;
+  /** deskgate only: its layers of these calls (bench/e2e.ts breakdown, p50 and mean). */
+  layers?: BreakdownStep[];
 }
 
 export interface ComparisonAction {
@@ -304,6 +310,7 @@ async function runInterleaved(sides: Sides, action: Action, frameDir?: string): 
     for (const side of names) await sides[side].client.ok(...action[side](i));
   }
   const samples: Record<SideName, number[]> = { deskgate: [], cua: [] };
+  const timings: Timings[] = [];
   const errors: Record<SideName, number> = { deskgate: 0, cua: 0 };
   const frameBytes: Record<SideName, number[]> = { deskgate: [], cua: [] };
   const lastImage: Partial<Record<SideName, NonNullable<PeerCall['image']>>> = {};
@@ -313,6 +320,7 @@ async function runInterleaved(sides: Sides, action: Action, frameDir?: string): 
     for (const side of order) {
       const result = await sides[side].client.call(...action[side](i));
       samples[side].push(result.ms);
+      if (side === 'deskgate') timings.push(result.timings);
       if (result.isError) errors[side]++;
       if (result.image) {
         frameBytes[side].push(result.image.bytes);
@@ -325,7 +333,9 @@ async function runInterleaved(sides: Sides, action: Action, frameDir?: string): 
     const perCall = Object.fromEntries(Object.entries(cpu[side]).map(([group, used]) => [group, used / action.n]));
     const server = Object.fromEntries(Object.keys(sides[side].server).map((group) => [group, perCall[group]!]));
     const display = Object.fromEntries(Object.keys(sides[side].display).map((group) => [group, perCall[group]!]));
-    return { summary: summarize(samples[side]), samples: samples[side].map((v) => round(v, 3)), errors: errors[side], cpuMsPerCall: perCall, serverCpuMsPerCall: sum(server), displayCpuMsPerCall: sum(display) };
+    const layers =
+      side === 'deskgate' ? breakdown({ summary: summarize(samples.deskgate), calls: samples.deskgate.map((ms, i) => ({ ms, timings: timings[i]! })) }, action.key === 'screenshot' ? 'screenshot' : 'click') : undefined;
+    return { summary: summarize(samples[side]), samples: samples[side].map((v) => round(v, 3)), errors: errors[side], cpuMsPerCall: perCall, serverCpuMsPerCall: sum(server), displayCpuMsPerCall: sum(display), layers };
   };
   const out: ComparisonAction = { key: action.key, label: action.label, n: action.n, deskgate: sideResult('deskgate'), cua: sideResult('cua') };
   if (lastImage.deskgate && lastImage.cua) {
@@ -461,6 +471,11 @@ export function comparisonRows(comparison: Comparison | undefined, failure: stri
       value: `${d.serverCpuMsPerCall.toFixed(2)} | ${c.serverCpuMsPerCall.toFixed(2)}`,
       compare: `deskgate ${ratio(cpuRatio)} the peer's${action.key === 'ping' ? '' : `; X server + WM ${d.displayCpuMsPerCall.toFixed(2)} | ${c.displayCpuMsPerCall.toFixed(2)}`} · deskgate: ${parts.join(' · ')}`,
     });
+    if (d.layers) {
+      const short: Record<string, string> = { 'HTTP + MCP layers': 'HTTP+MCP', 'gateway → worker dispatch': 'dispatch', 'worker session state': 'session', 'tool outside the helper': 'tool', 'input helper': 'input runtime', 'tool outside the capture call': 'tool', 'capture helper I/O': 'helper I/O', '  JPEG encode': 'encode', '  MIT-SHM capture': 'capture' };
+      const parts = d.layers.filter((layer) => short[layer.step]).map((layer) => `${short[layer.step]} ${ms(layer.p50)}`);
+      rows.push({ section, name: `  deskgate layers per ${action.key} (p50 ms)`, compare: parts.join(' · ') });
+    }
     if (action.frames) {
       const fd = action.frames.deskgate;
       const fc = action.frames.cua;
