@@ -36,7 +36,7 @@ def main():
                 times, wrong = [], 0
                 for _ in range(args.runs):
                     since = probe.mark()
-                    rt.call("key", keys="ctrl+a BackSpace")
+                    rt.call("key", chords=[[0xFFE3, ord("a")], [0xFF08]])  # ctrl+a BackSpace
                     time.sleep(0.7)  # idle: borrowed keycodes are given back, as in real use
                     start = time.monotonic()
                     rt.call("type", text=text)
