@@ -7,13 +7,64 @@ cd "$(dirname "$0")/.."
 say() { printf '\033[1m[deskgate]\033[0m %s\n' "$*" >&2; }
 source scripts/lib/debian-packages.sh
 
-# Debian packages: the desktop (Xvfb, openbox), X tools, Redis, the Python input layer's
-# libraries, and whatever the helpers list in their APT_PACKAGES files.
-packages=(xvfb openbox x11-utils x11-xserver-utils xauth redis-server python3-xlib python3-tk python3-pytest xterm xclip pkg-config)
+# Debian packages, in one list: the desktop (Xvfb, openbox, the tint2 panel, xauth for the X
+# cookies), the apps every desktop offers (chromium, mousepad, pcmanfm, xterm; see
+# docs/desktop.md), X tools, Redis, the Python input layer's libraries, and whatever the
+# helpers list in their APT_PACKAGES files. xdotool: tests/e2e/displays-and-apps drives the
+# desktop with it.
+packages=(
+  xvfb openbox tint2 xauth x11-utils x11-xserver-utils
+  chromium mousepad pcmanfm xterm xclip
+  redis-server python3-xlib python3-tk python3-pytest pkg-config xdotool iptables
+)
 for list in helpers/*/APT_PACKAGES runtime/APT_PACKAGES; do
   [ -f "$list" ] && while read -r pkg; do [ -n "$pkg" ] && packages+=("$pkg"); done < <(grep -v '^#' "$list")
 done
 ensure_debian_packages "Debian packages" "${packages[@]}"
+
+# Desktop users: every desktop runs as one of these (a slot each), never as root, so two
+# sessions' apps cannot signal, ptrace or read each other: deskgate-desktop-0 … -63 (the prefix
+# is DESKGATE_DESKTOP_USER, the count DESKGATE_DESKTOP_USERS). No login shell, no home (each
+# desktop gets a fresh private HOME), no sudo; a group of their own each, and the shared group
+# the firewall rule below matches.
+desktop_group=${DESKGATE_DESKTOP_USER:-deskgate-desktop}
+ensure_desktop_users() {
+  local count=$1 sudo="" i user missing=()
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  getent group "$desktop_group" >/dev/null || $sudo groupadd --system "$desktop_group"
+  local known; known=$(getent passwd | cut -d: -f1)
+  for ((i = 0; i < count; i++)); do
+    grep -qx "$desktop_group-$i" <<<"$known" || missing+=("$desktop_group-$i")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "creating ${#missing[@]} desktop users ($desktop_group-N, no login shell)"
+  for user in "${missing[@]}"; do
+    $sudo useradd --system --user-group --groups "$desktop_group" --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin --comment "deskgate desktop" "$user"
+  done
+}
+ensure_desktop_users "${DESKGATE_DESKTOP_USERS:-64}"
+
+# Desktops may not reach this host's own services (Redis, the gateway, the worker's health
+# port): code running on a desktop (an xterm, a script saved and run from the file manager)
+# would otherwise talk to Redis directly. One rule sends the desktop users' traffic through a
+# chain that rejects local destinations except DNS; the web stays open to the browser.
+guard_local_services() {
+  local sudo="" tool
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  for tool in iptables ip6tables; do
+    command -v "$tool" >/dev/null || { say "$tool is missing: desktops can reach this host's services"; continue; }
+    $sudo "$tool" -w -C OUTPUT -m owner --gid-owner "$desktop_group" --suppl-groups -j DESKGATE-DESKTOP 2>/dev/null && continue
+    say "$tool: rejecting desktop users' connections to this host's own addresses"
+    { $sudo "$tool" -w -N DESKGATE-DESKTOP 2>/dev/null || $sudo "$tool" -w -F DESKGATE-DESKTOP; } &&
+      $sudo "$tool" -w -A DESKGATE-DESKTOP -p udp --dport 53 -j RETURN &&
+      $sudo "$tool" -w -A DESKGATE-DESKTOP -p tcp --dport 53 -j RETURN &&
+      $sudo "$tool" -w -A DESKGATE-DESKTOP -m addrtype --dst-type LOCAL -j REJECT &&
+      $sudo "$tool" -w -I OUTPUT -m owner --gid-owner "$desktop_group" --suppl-groups -j DESKGATE-DESKTOP ||
+      say "$tool failed (no NET_ADMIN here?): desktops can reach this host's services"
+  done
+}
+guard_local_services
 
 # npm workspaces.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

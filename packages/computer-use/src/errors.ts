@@ -21,6 +21,7 @@ export type ToolErrorKind =
   | 'executor_failed'
   | 'display_error'
   | 'desktop_unavailable'
+  | 'desktop_failed'
   | 'worker_lost'
   | 'timeout'
   | 'disabled'

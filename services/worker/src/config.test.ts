@@ -26,3 +26,20 @@ test('a bad setting stops the worker with the setting named', () => {
 test('warm spares never exceed capacity', () => {
   assert.equal(loadConfig({ DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '5' }).warmDesktops, 2);
 });
+
+test('desktops: their users, process cap, panel and the operator’s extra commands', () => {
+  const config = loadConfig({});
+  assert.equal(config.desktopUser, 'deskgate-desktop');
+  assert.equal(config.desktopMaxProcesses, 512);
+  assert.equal(config.desktopPanel, true);
+  assert.match(config.desktopDir, /\/desktop$/);
+  assert.deepEqual(config.launchExtra, new Map());
+  const set = loadConfig({ DESKGATE_DESKTOP_PANEL: 'false', DESKGATE_DESKTOP_MAX_PROCESSES: '100', DESKGATE_LAUNCH_EXTRA: '{"Probe": "/usr/bin/python3 /opt/probe.py --x", "top": ["xterm", "-e", "top"]}' });
+  assert.equal(set.desktopPanel, false);
+  assert.equal(set.desktopMaxProcesses, 100);
+  assert.deepEqual(set.launchExtra, new Map([['probe', ['/usr/bin/python3', '/opt/probe.py', '--x']], ['top', ['xterm', '-e', 'top']]]));
+  assert.throws(() => loadConfig({ DESKGATE_LAUNCH_EXTRA: '{nope' }), /DESKGATE_LAUNCH_EXTRA: not JSON/);
+  assert.throws(() => loadConfig({ DESKGATE_LAUNCH_EXTRA: '{"/bin/sh": "sh"}' }), /DESKGATE_LAUNCH_EXTRA/);
+  assert.throws(() => loadConfig({ DESKGATE_DESKTOP_MAX_PROCESSES: '8' }), /DESKGATE_DESKTOP_MAX_PROCESSES/);
+  assert.throws(() => loadConfig({ DESKGATE_DESKTOP_USER: 'Root;' }), /DESKGATE_DESKTOP_USER/);
+});

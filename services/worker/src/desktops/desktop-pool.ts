@@ -3,26 +3,33 @@
  * the capacity limit, liveness heartbeats and the idle reaper. A released desktop is torn
  * down, never handed to the next session, so nothing leaks from one tenant to another.
  */
-import { ActionServer, ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, type SessionRef } from '@deskgate/dispatch';
-import { initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
+import { ActionServer, ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, type ActionHandler, type SessionRef } from '@deskgate/dispatch';
+import { errorResult, initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { actionRunner, KILL_SWITCH_WATCH_MS } from '../actions/action-runner.ts';
 import type { WorkerConfig } from '../config.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
 import { Desktop } from './desktop.ts';
+import { stagedDesktopFiles } from './desktop-files.ts';
+import { NoFreeSlotError } from './process-provider.ts';
 import type { DesktopProvider } from './provider.ts';
 
 interface Held {
   desktop: Desktop;
   ref: SessionRef;
   server: ActionServer;
+  /** Set when the desktop broke (its window manager or X server stopped). */
+  failure?: string;
 }
 
 const HEARTBEAT_MS = 1500;
 const REAP_MS = 10_000;
 
 export class CapacityError extends Error {}
+
+/** The capacity refusal, the same whatever the reason: it names no worker. */
+const NO_FREE_DESKTOP = 'this worker has no free desktop';
 
 export class DesktopPool {
   private readonly spares: Desktop[] = [];
@@ -52,8 +59,23 @@ export class DesktopPool {
     this.timers.push(setInterval(() => void this.reapIdle(), REAP_MS));
   }
 
+  /** Failed desktops are already torn down: they hold nothing but their session's answer. */
   private get total() {
-    return this.spares.length + this.held.size + this.starting;
+    return this.spares.length + [...this.held.values()].filter((held) => !held.failure).length + this.starting;
+  }
+
+  /** A new desktop, or CapacityError when this worker has no room (or no free desktop user). */
+  private async startDesktop(): Promise<Desktop> {
+    this.starting++;
+    try {
+      const desktop = await Desktop.start(this.provider, this.config, stagedDesktopFiles(this.config), this.log);
+      return desktop;
+    } catch (error) {
+      if (error instanceof NoFreeSlotError) throw new CapacityError(NO_FREE_DESKTOP);
+      throw error;
+    } finally {
+      this.starting--;
+    }
   }
 
   private filling: Promise<void> | null = null;
@@ -66,14 +88,20 @@ export class DesktopPool {
 
   private async fill(): Promise<void> {
     while (!this.closed && this.spares.length + this.starting < this.config.warmDesktops && this.total < this.config.maxDesktops) {
-      this.starting++;
       try {
-        this.spares.push(await Desktop.start(this.provider, this.config, this.log));
+        const desktop = await this.startDesktop();
+        this.spares.push(desktop);
+        // A spare that breaks is dropped (and replaced): no session ever gets it.
+        desktop.onFailure(() => {
+          const index = this.spares.indexOf(desktop);
+          if (index < 0) return;
+          this.spares.splice(index, 1);
+          void desktop.stop().finally(() => void this.fillSpares());
+        });
       } catch (error) {
         this.log.error({ err: error }, 'could not start a warm desktop');
         return;
       } finally {
-        this.starting--;
         this.updateGauges();
       }
     }
@@ -85,19 +113,12 @@ export class DesktopPool {
     if (existing && this.held.has(existing)) return existing;
     let desktop = this.spares.shift();
     if (!desktop) {
-      if (this.total >= this.config.maxDesktops) {
-        throw new CapacityError(`worker ${this.config.workerId} is at its limit of ${this.config.maxDesktops} desktops`);
-      }
-      this.starting++;
-      try {
-        desktop = await Desktop.start(this.provider, this.config, this.log);
-      } finally {
-        this.starting--;
-      }
+      if (this.total >= this.config.maxDesktops) throw new CapacityError(`${NO_FREE_DESKTOP} (its limit is ${this.config.maxDesktops})`);
+      desktop = await this.startDesktop();
     }
     const { display, width, height } = desktop.handle;
     await this.registry.register({ id: desktop.id, workerId: this.config.workerId, display, width, height, tenant: ref.tenant, session: ref.name });
-    const recordPids = () => void this.redis.hset(keys.desktop(desktop.id), desktop.helperPids).catch(() => undefined);
+    const recordPids = () => void this.redis.hset(keys.desktop(desktop.id), desktop.pids).catch(() => undefined);
     // onStart fires on restarts only (the helpers are already running here).
     desktop.capture.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'capture' }), recordPids());
     desktop.input.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
@@ -106,14 +127,39 @@ export class DesktopPool {
     const state = initialSessionState(coordinateMode);
     state.grants = startingGrants(policy);
     await this.sessions.assign(ref, desktop.id, state);
-    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, actionRunner(desktop, ref, state, { policy, approvals: this.approvals.brokerFor(ref.tenant, ref.name), killSwitch: this.killSwitch }, this.sessions, this.metrics, this.log), (error) =>
+    const runner = actionRunner(desktop, ref, state, { policy, approvals: this.approvals.brokerFor(ref.tenant, ref.name), killSwitch: this.killSwitch }, this.sessions, this.metrics, this.log);
+    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, this.failSafe(desktop.id, runner), (error) =>
       this.log.error({ err: error, desktop: desktop.id }, 'action channel error'),
     );
-    this.held.set(desktop.id, { desktop, ref, server });
+    const held: Held = { desktop, ref, server };
+    this.held.set(desktop.id, held);
+    desktop.onFailure((reason) => {
+      // Torn down at once; the session hears of it on its next call (failSafe).
+      held.failure = reason;
+      this.log.warn({ desktop: desktop.id, tenant: ref.tenant, session: ref.name, reason }, 'desktop failed; tearing it down');
+      void desktop.stop().finally(() => (this.updateGauges(), void this.fillSpares()));
+    });
     this.log.info({ desktop: desktop.id, display, tenant: ref.tenant, session: ref.name }, 'desktop allocated');
     this.updateGauges();
     void this.fillSpares();
     return desktop.id;
+  }
+
+  /**
+   * The action handler of a held desktop: the runner while the desktop works; once it broke,
+   * one clear `desktop_failed` answer, after which the session no longer points at it (so its
+   * next call gets a fresh desktop) and the desktop is released.
+   */
+  private failSafe(desktopId: string, runner: ActionHandler): ActionHandler {
+    return async (request) => {
+      const held = this.held.get(desktopId);
+      if (!held?.failure) return runner(request);
+      await this.registry.remove(desktopId);
+      if ((await this.sessions.desktopOf(held.ref)) === desktopId) await this.sessions.remove(held.ref);
+      setImmediate(() => void this.release(desktopId).catch((error) => this.log.error({ err: error }, 'release failed')));
+      const message = `This session's desktop broke (${held.failure}) and was torn down; ${request.tool} did not run. Call again to get a new desktop (its apps and files are gone), then take a screenshot.`;
+      return { result: errorResult('desktop_failed', message), timings: {} };
+    };
   }
 
   async release(desktopId: string): Promise<boolean> {

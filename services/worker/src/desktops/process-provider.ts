@@ -1,83 +1,230 @@
 /**
- * The default desktop provider: an Xvfb server and a small window manager as local child
- * processes. Xvfb picks a free display number itself (-displayfd), so concurrent workers and
- * test runs never collide. Several monitors are one wide screen split with RandR monitors
- * (see monitor-layout.ts).
+ * The default desktop provider: Xvfb, openbox and the tint2 panel as local processes, run as
+ * an unprivileged desktop user (one per desktop slot) with a private HOME and an X cookie of
+ * their own (docs/desktop.md). Several monitors are one wide screen split with RandR monitors
+ * (see monitor-layout.ts). Xvfb and the window manager are watched: if either exits, the
+ * desktop is reported failed; the panel is restarted.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chownSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Logger } from 'pino';
+import { loadConfig, type WorkerConfig } from '../config.ts';
 import { execFileAsync, poll, terminate } from './child-process.ts';
+import { stagedDesktopFiles } from './desktop-files.ts';
+import { createDesktopHome, desktopEnv, type DesktopHome } from './desktop-home.ts';
+import { DesktopSlots, loadDesktopUsers, processesOf, type DesktopUser } from './desktop-users.ts';
 import { monitorLayout, setMonitorArgs } from './monitor-layout.ts';
 import type { DesktopProvider, DisplayHandle } from './provider.ts';
+import { addDisplayEntry, writeXauthority } from './xauthority.ts';
+import { removeDisplayLeftovers, startXvfb } from './xvfb.ts';
 
 const START_TIMEOUT_MS = 10_000;
+const PANEL_RESTART_MS = 1000;
+/** The desktop background: a solid colour, so a screenshot of an empty desktop is not black. */
+export const BACKGROUND = '#3b4d61';
+
+export interface ProcessProviderOptions {
+  /** Desktop users to run as; null runs desktops as the worker's own user (not root). */
+  slots: DesktopSlots | null;
+  /** Folder with deskgate's openbox, panel and .desktop files, readable by desktop users. */
+  desktopDir: string;
+  /** Processes and threads one desktop's user may run (RLIMIT_NPROC). */
+  maxProcesses: number;
+  panel: boolean;
+}
+
+export class NoFreeSlotError extends Error {}
 
 export class ProcessDesktopProvider implements DesktopProvider {
   readonly kind = 'process';
+  private settings: Promise<ProcessProviderOptions> | null = null;
 
+  /**
+   * `windowManager` is DESKGATE_WINDOW_MANAGER: openbox gets deskgate's configuration; another
+   * window manager runs as it is, outside the guarantees of docs/desktop.md. Without
+   * `options`, they come from the worker's configuration on the first start.
+   */
   constructor(
     private readonly windowManager: string,
     private readonly log: Logger,
+    private readonly options?: ProcessProviderOptions,
   ) {}
 
-  async start({ width: monitorWidth, height, monitors = 1 }: { width: number; height: number; monitors?: number }): Promise<DisplayHandle> {
-    const width = monitorWidth * monitors;
-    const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp', '-noreset', '+extension', 'RANDR'], {
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    xvfb.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-    const number = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`Xvfb did not report a display within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
-      (xvfb.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) {
-          clearTimeout(timer);
-          resolve(out.trim());
-        }
-      });
-      xvfb.once('error', (error) => reject(new Error(`cannot start Xvfb: ${error.message} (is the xvfb package installed?)`)));
-      xvfb.once('exit', (code) => reject(new Error(`Xvfb exited with ${code}: ${stderr.trim()}`)));
-    }).catch(async (error: Error) => {
-      await terminate(xvfb);
+  private resolveOptions(): Promise<ProcessProviderOptions> {
+    if (this.options) return Promise.resolve(this.options);
+    this.settings ??= optionsFromConfig(loadConfig(), this.log).catch((error: unknown) => {
+      this.settings = null;
       throw error;
     });
-    const display = `:${number}`;
-    const env = { DISPLAY: display };
-    if (monitors > 1) {
-      try {
-        await defineMonitors(display, monitorWidth, height, monitors);
-      } catch (error) {
-        await terminate(xvfb);
-        throw error;
-      }
-    }
-    const wm = spawn(this.windowManager, [], { env: { ...process.env, ...env }, stdio: 'ignore' });
-    wm.once('error', (error) => this.log.error({ err: error, display }, 'window manager failed to start'));
-    const stop = async () => {
-      await terminate(wm);
-      await terminate(xvfb);
+    return this.settings;
+  }
+
+  /** The argument vector running a command as `user`, unable to gain privileges, within the cap. */
+  runAs(options: ProcessProviderOptions, user: DesktopUser | null, command: string[]): string[] {
+    if (!user) return command;
+    const drop = ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, `--groups=${user.groupGid}`, '--no-new-privs', '--'];
+    return [...drop, 'prlimit', `--nproc=${options.maxProcesses}`, '--', ...command];
+  }
+
+  async start({ width: monitorWidth, height, monitors = 1 }: { width: number; height: number; monitors?: number }): Promise<DisplayHandle> {
+    const options = await this.resolveOptions();
+    const user = options.slots ? await options.slots.take() : null;
+    if (options.slots && !user) throw new NoFreeSlotError('every desktop user is in use');
+    const cleanups: (() => Promise<void> | void)[] = [];
+    const cleanUp = async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await Promise.resolve(cleanup()).catch((error) => this.log.error({ err: error }, 'desktop cleanup failed'));
     };
     try {
-      // A window manager that owns the screen sets _NET_SUPPORTING_WM_CHECK on the root.
-      await poll(async () => {
-        const { stdout } = await execFileAsync('xprop', ['-root', '-display', display, '_NET_SUPPORTING_WM_CHECK']);
-        return stdout.includes('window id');
-      }, START_TIMEOUT_MS, `${this.windowManager} to manage ${display}`);
+      // Cleanups run last-in first-out: the slot's sweep (every process of the user killed)
+      // comes after the display stops and before the private folder is removed.
+      const home = createDesktopHome(user);
+      cleanups.push(() => home.remove());
+      if (user) cleanups.push(() => options.slots!.release(user));
+      const cookie = writeXauthority(home.xauthority);
+      if (user) chownSync(home.xauthority, user.uid, user.gid);
+      return await this.startIn(options, home, cookie, user, monitorWidth, height, monitors, cleanups, cleanUp);
     } catch (error) {
-      await stop();
+      if (user && cleanups.length === 0) await options.slots!.release(user);
+      await cleanUp();
       throw error;
     }
-    this.log.info({ display, width, height, monitors, xvfbPid: xvfb.pid, wmPid: wm.pid }, 'display started');
-    return { display, width, height, env, stop };
+  }
+
+  private async startIn(
+    options: ProcessProviderOptions,
+    home: DesktopHome,
+    cookie: Buffer,
+    user: DesktopUser | null,
+    monitorWidth: number,
+    height: number,
+    monitors: number,
+    cleanups: (() => Promise<void> | void)[],
+    cleanUp: () => Promise<void>,
+  ): Promise<DisplayHandle> {
+    const width = monitorWidth * monitors;
+    const runAs = (command: string[]) => this.runAs(options, user, command);
+    const spawnAs = (command: string[], env: Record<string, string>): ChildProcess => {
+      const [file, ...args] = runAs(command);
+      return spawn(file!, args, { env, cwd: home.home, stdio: 'ignore' });
+    };
+    const preEnv = desktopEnv(home, '', options.desktopDir);
+    const xvfb = await startXvfb(runAs, preEnv, home.xauthority, width, height);
+    const { display } = xvfb;
+    addDisplayEntry(home.xauthority, cookie, display);
+    const env = desktopEnv(home, display, options.desktopDir);
+    const uid = user?.uid ?? process.getuid?.();
+    cleanups.push(async () => {
+      await terminate(xvfb.process);
+      removeDisplayLeftovers(display, uid);
+    });
+    if (monitors > 1) await defineMonitors(display, env, monitorWidth, height, monitors);
+
+    const failureListeners: ((reason: string) => void)[] = [];
+    let stopping = false;
+    let failed: string | null = null;
+    const fail = (reason: string) => {
+      if (stopping || failed) return;
+      failed = reason;
+      this.log.error({ display, reason }, 'desktop failed');
+      for (const listener of failureListeners) listener(reason);
+    };
+    const exitReason = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `killed by ${signal}` : `exit ${code}`);
+    xvfb.process.once('exit', (code, signal) => fail(`Xvfb stopped (${exitReason(code, signal)})`));
+
+    const [xsetroot, ...xsetrootArgs] = runAs(['xsetroot', '-solid', BACKGROUND]);
+    const background = execFileAsync(xsetroot!, xsetrootArgs, { env });
+    const dir = options.desktopDir;
+    // Openbox reads deskgate's rc.xml and (from XDG_CONFIG_HOME) its empty menu.xml, never ~/.config.
+    const wm =
+      basename(this.windowManager) === 'openbox'
+        ? spawnAs([this.windowManager, '--config-file', join(dir, 'openbox/rc.xml')], { ...env, XDG_CONFIG_HOME: dir, XDG_CONFIG_DIRS: dir })
+        : spawnAs([this.windowManager], env);
+    wm.once('error', (error) => this.log.error({ err: error, display }, 'window manager failed to start'));
+    wm.once('exit', (code, signal) => fail(`the window manager stopped (${exitReason(code, signal)})`));
+    cleanups.push(() => terminate(wm));
+    await background.catch((error: Error) => this.log.warn({ err: error, display }, 'could not set the desktop background'));
+    // A window manager that owns the screen sets _NET_SUPPORTING_WM_CHECK on the root.
+    await poll(async () => {
+      if (failed) return true;
+      const { stdout } = await execFileAsync('xprop', ['-root', '-display', display, '_NET_SUPPORTING_WM_CHECK'], { env });
+      return stdout.includes('window id');
+    }, START_TIMEOUT_MS, `openbox to manage ${display}`);
+    if (failed) throw new Error(`${display}: ${failed}`);
+
+    const pids = { xvfb: xvfb.process.pid!, wm: wm.pid!, panel: 0 };
+    let panel: ChildProcess | null = null;
+    const startPanel = () => {
+      panel = spawnAs(['tint2', '-c', join(dir, 'tint2/tint2rc')], env);
+      pids.panel = panel.pid ?? 0;
+      panel.once('error', (error) => this.log.error({ err: error, display }, 'panel failed to start'));
+      panel.once('exit', (code, signal) => {
+        if (stopping || failed) return;
+        this.log.warn({ display, code, signal }, 'panel stopped; restarting it');
+        setTimeout(() => !stopping && !failed && startPanel(), PANEL_RESTART_MS);
+      });
+    };
+    if (options.panel) {
+      startPanel();
+      cleanups.push(() => (panel ? terminate(panel) : undefined));
+      await poll(() => panelShown(display, env, pids.panel), START_TIMEOUT_MS, `the tint2 panel on ${display}`);
+    }
+
+    this.log.info({ display, width, height, monitors, user: user?.name ?? null, ...pids }, 'display started');
+    let stopped: Promise<void> | null = null;
+    return {
+      display,
+      width,
+      height,
+      env,
+      user: user?.name ?? null,
+      pids,
+      runAs,
+      tasks: () => (uid === undefined ? 0 : processesOf(uid).tasks),
+      onFailure: (listener) => {
+        failureListeners.push(listener);
+        if (failed) listener(failed);
+      },
+      stop: () => {
+        stopping = true;
+        stopped ??= cleanUp();
+        return stopped;
+      },
+    };
   }
 }
 
+/** The provider's settings from the worker's configuration: staged files, desktop users. */
+export async function optionsFromConfig(config: WorkerConfig, log: Logger): Promise<ProcessProviderOptions> {
+  const { desktopDir } = stagedDesktopFiles(config);
+  let slots: DesktopSlots | null = null;
+  if (process.getuid?.() === 0) {
+    const users = await loadDesktopUsers(config.desktopUser);
+    if (users.length === 0) {
+      throw new Error(`there are no desktop users (${config.desktopUser}-0 …): run scripts/install.sh to create them; desktops never run as root`);
+    }
+    if (users.length < config.maxDesktops) log.warn({ users: users.length, maxDesktops: config.maxDesktops }, 'fewer desktop users than DESKGATE_MAX_DESKTOPS: run scripts/install.sh with DESKGATE_DESKTOP_USERS');
+    slots = new DesktopSlots(users);
+  } else {
+    log.warn('the worker is not root: desktops run as its own user, without the per-desktop user sandbox');
+  }
+  return { desktopDir, slots, maxProcesses: config.desktopMaxProcesses, panel: config.desktopPanel };
+}
+
+/** Whether the panel's window is listed by the window manager. */
+async function panelShown(display: string, env: Record<string, string>, pid: number): Promise<boolean> {
+  const { stdout } = await execFileAsync('xprop', ['-root', '-display', display, '_NET_CLIENT_LIST'], { env });
+  for (const window of stdout.match(/0x[0-9a-f]+/g) ?? []) {
+    const { stdout: owner } = await execFileAsync('xprop', ['-id', window, '-display', display, '_NET_WM_PID'], { env });
+    if (Number(/= (\d+)/.exec(owner)?.[1]) === pid) return true;
+  }
+  return false;
+}
+
 /** Splits the screen into RandR monitors; the first takes over Xvfb's only output, "screen". */
-async function defineMonitors(display: string, width: number, height: number, count: number): Promise<void> {
+async function defineMonitors(display: string, env: Record<string, string>, width: number, height: number, count: number): Promise<void> {
   for (const [index, monitor] of monitorLayout(width, height, count).entries()) {
-    await execFileAsync('xrandr', ['-display', display, ...setMonitorArgs(monitor, index === 0 ? 'screen' : 'none')]).catch((error: Error) => {
+    await execFileAsync('xrandr', ['-display', display, ...setMonitorArgs(monitor, index === 0 ? 'screen' : 'none')], { env }).catch((error: Error) => {
       throw new Error(`cannot define monitor ${monitor.name} on ${display} with xrandr (is x11-xserver-utils installed?): ${error.message}`);
     });
   }

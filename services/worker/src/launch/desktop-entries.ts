@@ -1,14 +1,18 @@
 /**
- * Finding how to start an app the way a desktop environment would: a .desktop entry in the
- * XDG application directories (by file id, StartupWMClass or Exec basename), else an
- * executable of that name on PATH. Exec lines are split per the Desktop Entry spec, with the
- * field codes (%f, %u, …) dropped: the app is started with no files.
+ * Finding how to start an app the way a desktop environment would — but only the apps the
+ * desktop offers: a .desktop entry in deskgate's own applications folder or the system's (by
+ * file id, StartupWMClass or Exec basename), or a command the operator added
+ * (DESKGATE_LAUNCH_EXTRA). Never a bare executable from PATH, never an entry from a folder the
+ * desktop user can write (its ~/.local/share), and never an entry refused by launch-rules.ts.
  */
-import { constants } from 'node:fs';
-import { access, readdir, readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { LaunchSpec } from '@deskgate/computer-use';
+import { ToolError, type LaunchSpec } from '@deskgate/computer-use';
+import { launchSettings } from '../config.ts';
+import { splitExec } from './exec-line.ts';
+import { refusalOf, type LaunchExtra } from './launch-rules.ts';
+
+export { splitExec } from './exec-line.ts';
 
 export interface DesktopEntry {
   /** The file name without .desktop. */
@@ -16,48 +20,18 @@ export interface DesktopEntry {
   path: string;
   exec: string[];
   wmClass: string | null;
+  /** Terminal=true: a program for a terminal, not a window of its own. */
+  terminal?: boolean;
+  /** NoDisplay=true: a handler (mime types, settings), not an app to open. */
+  noDisplay?: boolean;
 }
 
-/** XDG order: the user's own entries first, then the system's. */
-export function applicationDirs(env: NodeJS.ProcessEnv = process.env): string[] {
-  const home = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local/share');
-  const system = (env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':').filter(Boolean);
-  return [...new Set([home, ...system, '/usr/local/share', '/usr/share'].map((dir) => join(dir, 'applications')))];
-}
-
-const STRING_ESCAPES: Record<string, string> = { s: ' ', n: '\n', t: '\t', r: '\r', '\\': '\\' };
-
-/** An Exec value as an argument vector, without field codes. */
-export function splitExec(exec: string): string[] {
-  const unescaped = exec.replace(/\\([sntr\\])/g, (_m, c: string) => STRING_ESCAPES[c]!);
-  const args: string[] = [];
-  let current = '';
-  let inToken = false;
-  let quoted = false;
-  for (let i = 0; i < unescaped.length; i++) {
-    const c = unescaped[i]!;
-    if (quoted) {
-      if (c === '\\' && i + 1 < unescaped.length) current += unescaped[++i]!;
-      else if (c === '"') quoted = false;
-      else current += c;
-    } else if (c === '"') {
-      quoted = inToken = true;
-    } else if (c === ' ' || c === '\t') {
-      if (inToken) args.push(current);
-      current = '';
-      inToken = false;
-    } else {
-      current += c;
-      inToken = true;
-    }
-  }
-  if (inToken) args.push(current);
-  // %% is a literal %; every other field code stands for files, URLs, the icon or the name.
-  // A token that was only field codes goes; an explicit "" stays.
-  return args.flatMap((arg) => {
-    const stripped = arg.replace(/%(.)/g, (_m, c: string) => (c === '%' ? '%' : ''));
-    return stripped === '' && arg !== '' ? [] : [stripped];
-  });
+/**
+ * Where entries are looked up, for launching and for naming windows: deskgate's own first,
+ * then the system's (root-owned) folders — never the desktop user's own ~/.local/share.
+ */
+export function applicationDirs(desktopDir: string = launchSettings().desktopDir): string[] {
+  return [join(desktopDir, 'share/applications'), '/usr/local/share/applications', '/usr/share/applications'];
 }
 
 /** The [Desktop Entry] group of a .desktop file, or null when it is not a launchable application. */
@@ -77,7 +51,14 @@ export function parseDesktopEntry(text: string, path: string): DesktopEntry | nu
   if (fields.get('Type') !== 'Application' || fields.get('Hidden') === 'true') return null;
   const exec = splitExec(fields.get('Exec') ?? '');
   if (exec.length === 0) return null;
-  return { id: basename(path).replace(/\.desktop$/, ''), path, exec, wmClass: fields.get('StartupWMClass') ?? null };
+  return {
+    id: basename(path).replace(/\.desktop$/, ''),
+    path,
+    exec,
+    wmClass: fields.get('StartupWMClass') ?? null,
+    terminal: fields.get('Terminal') === 'true',
+    noDisplay: fields.get('NoDisplay') === 'true',
+  };
 }
 
 async function entriesIn(dir: string): Promise<DesktopEntry[]> {
@@ -88,25 +69,42 @@ async function entriesIn(dir: string): Promise<DesktopEntry[]> {
   return entries.filter((entry): entry is DesktopEntry => entry !== null);
 }
 
-async function onPath(app: string, path: string): Promise<string | null> {
-  for (const dir of path.split(':').filter(Boolean)) {
-    const candidate = join(dir, app);
-    const ok = await access(candidate, constants.X_OK).then(() => stat(candidate).then((s) => s.isFile()), () => false);
-    if (ok) return candidate;
-  }
-  return null;
+export interface LaunchOptions {
+  dirs: string[];
+  extra: LaunchExtra;
 }
 
-export async function findLauncher(app: string, { dirs = applicationDirs(), path = process.env.PATH ?? '' }: { dirs?: string[]; path?: string } = {}): Promise<LaunchSpec | null> {
+function defaultOptions(): LaunchOptions {
+  const { desktopDir, launchExtra } = launchSettings();
+  return { dirs: applicationDirs(desktopDir), extra: launchExtra };
+}
+
+/**
+ * The way to start `app`, or a `bad_args` refusal saying why it may not be started (naming the
+ * apps this desktop offers when it has no entry at all).
+ */
+export async function findLauncher(app: string, { dirs, extra }: LaunchOptions = defaultOptions()): Promise<LaunchSpec> {
   // A name with a slash is a path, not an app: never look it up.
-  if (!app || app.includes('/') || app.includes('\0')) return null;
-  const entries = (await Promise.all(dirs.map(entriesIn))).flat();
+  if (!app || app.includes('/') || app.includes('\0')) throw new ToolError('bad_args', `"${app}" is a path, not an application name.`);
   const name = app.toLowerCase().replace(/\.desktop$/, '');
+  const added = extra.get(name);
+  if (added) return { command: added, source: 'DESKGATE_LAUNCH_EXTRA' };
+  const entries = (await Promise.all(dirs.map(entriesIn))).flat();
   const match =
     entries.find((entry) => entry.id.toLowerCase() === name) ??
     entries.find((entry) => entry.wmClass?.toLowerCase() === name) ??
     entries.find((entry) => basename(entry.exec[0]!).toLowerCase() === name);
-  if (match) return { command: match.exec, source: match.path };
-  const executable = await onPath(app, path);
-  return executable ? { command: [executable], source: executable } : null;
+  if (!match) {
+    const offered = (await entriesIn(dirs[0]!)).map((entry) => entry.id);
+    const list = [...new Set([...offered, ...extra.keys()])].sort().join(', ');
+    throw new ToolError(
+      'bad_args',
+      `There is no .desktop entry or executable named "${app}" among this desktop's apps${list ? ` (it offers ${list})` : ''}: only the desktop's apps can be opened, not any program.`,
+    );
+  }
+  const refusal = refusalOf(match);
+  if (refusal) {
+    throw new ToolError('bad_args', `"${app}" may not be opened: ${refusal} (${match.path}). Only the operator can allow it (DESKGATE_LAUNCH_EXTRA).`);
+  }
+  return { command: match.exec, source: match.path };
 }

@@ -1,21 +1,15 @@
 /**
- * Processes started on a desktop (open_application). Each runs in its own process group on the
- * desktop's display, with a minimal environment (never the worker's secrets), and every group
- * is ended when the desktop is torn down. A process that leaves its group (setsid, a daemon)
- * escapes this; the container provider is the boundary for that.
+ * Processes started on a desktop (open_application). Each runs as the desktop's user, in its
+ * own process group on the desktop's display, with the desktop's environment (never the
+ * worker's secrets), and only while the desktop is under its process cap. Every group is ended
+ * when the desktop is torn down; a process that left its group (setsid, a daemon) is still the
+ * desktop user's, and the provider kills all of that user's processes after the desktop stops.
  */
 import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-
-/** What a started app may see of the worker's environment. */
-const PASSED_ON = /^(PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|LC_[A-Z_]+|TZ)$/;
-
-export function launchEnv(base: NodeJS.ProcessEnv, display: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(base)) if (PASSED_ON.test(name) && value !== undefined) env[name] = value;
-  return { ...env, ...display };
-}
+import { join } from 'node:path';
 
 /**
  * Whether a process group still has a live member. Zombies do not count: a member orphaned
@@ -48,15 +42,49 @@ const signal = (group: number, name: NodeJS.Signals) => {
   }
 };
 
+/** The executable `file` names: itself when it has a slash, else the first match on PATH. */
+export async function resolveExecutable(file: string, path: string): Promise<string | null> {
+  const candidates = file.includes('/') ? [file] : path.split(':').filter(Boolean).map((dir) => join(dir, file));
+  for (const candidate of candidates) {
+    const ok = await access(candidate, constants.X_OK).then(() => stat(candidate).then((s) => s.isFile()), () => false);
+    if (ok) return candidate;
+  }
+  return null;
+}
+
+export interface LaunchLimits {
+  /** The argument vector that runs a command as the desktop's user (identity when none). */
+  runAs: (command: string[]) => string[];
+  /** Processes and threads the desktop runs now. */
+  tasks: () => number;
+  /** The cap: no launch when the desktop already runs this many. */
+  maxTasks: number;
+}
+
+const NO_LIMITS: LaunchLimits = { runAs: (command) => command, tasks: () => 0, maxTasks: Infinity };
+
 export class ProcessLauncher {
   private readonly groups = new Set<number>();
 
-  constructor(private readonly env: Record<string, string>) {}
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly limits: LaunchLimits = NO_LIMITS,
+  ) {}
 
   async launch(command: string[], env: Record<string, string> = {}): Promise<{ pid: number }> {
     const [file, ...args] = command;
     if (!file) throw new Error('empty command');
-    const child = spawn(file, args, { env: { ...this.env, ...env }, cwd: this.env.HOME ?? homedir(), detached: true, stdio: 'ignore' });
+    const merged = { ...this.env, ...env };
+    const executable = await resolveExecutable(file, merged.PATH ?? '/usr/bin:/bin');
+    if (!executable) throw new Error(`cannot start ${file}: no such executable`);
+    const used = this.limits.tasks();
+    if (used >= this.limits.maxTasks) {
+      throw new Error(
+        `cannot start ${file}: this desktop already runs ${used} processes and threads, its limit is ${this.limits.maxTasks}. Close an app (or end the session) before starting another.`,
+      );
+    }
+    const [wrapper, ...wrapped] = this.limits.runAs([executable, ...args]);
+    const child = spawn(wrapper!, wrapped, { env: merged, cwd: merged.HOME ?? '/', detached: true, stdio: 'ignore' });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (error) => reject(new Error(`cannot start ${file}: ${error.message}`)));
