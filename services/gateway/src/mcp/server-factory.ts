@@ -63,7 +63,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       const { name, arguments: args } = request.params;
       let result: ToolCallResult;
       let timings: Record<string, number> = {};
-      let answered = false;
+      const caller = { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter, reachedSession: false };
       try {
         const switchedOff = await killSwitch.refusal(scope.ref.tenant);
         if (switchedOff) throw switchedOff;
@@ -75,8 +75,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
         const call = parseCall(name, args);
         const settleMs = scope.screenshotAfter && call.tool.effect === 'acts' ? SETTLE_MAX_MS : 0;
         const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000 + settleMs;
-        const reply = await router.call(scope.ref, { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter }, name, call.args, extraMs, scope.coordinateMode);
-        answered = true;
+        const reply = await router.call(scope.ref, caller, name, call.args, extraMs, scope.coordinateMode);
         result = reply.result as ToolCallResult;
         timings = reply.timings;
       } catch (error) {
@@ -90,8 +89,8 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       const outcome = result.isError ? (result.structuredContent?.error?.kind ?? 'error') : 'ok';
       // Unknown names share one label, so a client cannot grow the metric without bound.
       metrics.toolCallSeconds.observe({ tool: findTool(name) ? name : 'unknown', outcome }, gatewayMs / 1000);
-      // A call its desktop answered has a session; one refused before may name none (see call-auditor.ts).
-      const sessionExists = answered || (await router.exists(scope.ref).catch(() => false));
+      // A call that reached a desktop had a session; one refused before may name none (see call-auditor.ts).
+      const sessionExists = caller.reachedSession || (await router.exists(scope.ref).catch(() => false));
       auditCall({ scope, tool: name, args, result, ms: gatewayMs, sessionExists });
       return { ...result, _meta: { 'deskgate/timings': { ...timings, gatewayMs } } } as never;
     });

@@ -57,6 +57,8 @@ export interface RouterSettings {
 export interface Caller {
   controller: string;
   keyId: string;
+  /** Set once the call's session has a desktop (it existed, or was just started for it). */
+  reachedSession?: boolean;
   /** ?screenshot_after= of the caller's endpoint, passed on with every call. */
   screenshotAfter?: ScreenshotAfter;
 }
@@ -88,6 +90,7 @@ export class SessionRouter {
     const key = refKey(ref);
     const remembered = this.bindings.get(key);
     const desktopId = remembered ?? (await this.bind(ref, caller, coordinateMode));
+    caller.reachedSession = true;
     try {
       const timeoutMs = this.settings.actionTimeoutMs + extraMs;
       return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode, screenshotAfter: caller.screenshotAfter });
