@@ -157,7 +157,7 @@ export class DesktopPool {
       await this.registry.remove(desktopId);
       if ((await this.sessions.desktopOf(held.ref)) === desktopId) await this.sessions.remove(held.ref);
       setImmediate(() => void this.release(desktopId).catch((error) => this.log.error({ err: error }, 'release failed')));
-      const message = `This session's desktop broke (${held.failure}) and was torn down; ${request.tool} did not run. Call again to get a new desktop (its apps and files are gone), then take a screenshot.`;
+      const message = `This session's desktop broke (${held.failure}) and was torn down; ${request.tool} did not run. The session starts over on a new desktop with your next call: its apps, files and grants are gone, so request access to your apps again, then take a screenshot.`;
       return { result: errorResult('desktop_failed', message), timings: {} };
     };
   }
