@@ -137,7 +137,8 @@ describe('tenant quotas', () => {
     assert.equal(await redis.exists('deskgate:tenant:tenant-b:starting'), 0, 'its place in the quota is given back');
     await sleep(200);
     const log = readFileSync(`${stack.logDir}/gateway.log`, 'utf8');
-    assert.ok(log.split('\n').some((line) => line.includes('no desktop could be allocated') && line.includes(WORKER_ID)), 'the operator still sees why');
+    const cause = log.split('\n').find((line) => line.includes('no desktop could be allocated') && line.includes('"session":"b2"'));
+    assert.ok(cause && (JSON.parse(cause) as { err: { message: string } }).err.message.length > 0, 'the operator still sees why, in the gateway log');
   });
 
   test('a tenant over its call rate is refused with when to retry, and the refusals are not stored; the next second it is served', async () => {
