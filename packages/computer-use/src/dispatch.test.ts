@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { callTool, describeTools, parseCall } from './dispatch.ts';
+import { callTool, describeTools, parseCall, toolContext } from './dispatch.ts';
 import { ToolError } from './errors.ts';
 import { initialSessionState } from './session-state.ts';
 import type { Executor } from './executor.ts';
 import { defaultPolicy } from './access/policy.ts';
 import type { ToolContext } from './tools/define-tool.ts';
 
-const contextOf = (executor: Executor, state = initialSessionState()): ToolContext => ({ executor, state, signal: new AbortController().signal, policy: defaultPolicy(), approvals: null });
+const contextOf = (executor: Executor, state = initialSessionState()): ToolContext => toolContext({ executor, state, signal: new AbortController().signal, policy: defaultPolicy(), approvals: null });
 
 test('the tool list is pinned', () => {
   assert.deepEqual(

@@ -4,21 +4,17 @@
  * ever throw.
  */
 import { z } from 'zod';
-import { ToolError, isToolError, type ToolErrorKind } from './errors.ts';
-import { annotationsOf, type ContentBlock, type DescribeContext, type ToolAnnotations, type ToolContext, type ToolDefinition } from './tools/define-tool.ts';
+import { ToolError, isToolError } from './errors.ts';
+import { annotationsOf, type DescribeContext, type Dispatcher, type ToolAnnotations, type ToolContext, type ToolDefinition } from './tools/define-tool.ts';
 import { findTool, toolsOf, type Surface } from './tools/registry.ts';
+import { errorResult, type ToolCallResult } from './tools/result.ts';
 import { runGates } from './gates/pipeline.ts';
 import { throwIfStopped } from './abort.ts';
 
-export interface ToolCallResult {
-  content: ContentBlock[];
-  isError?: boolean;
-  structuredContent?: { error?: { kind: ToolErrorKind; message: string }; [field: string]: unknown };
-}
+export { errorResult, textOf, type ToolCallResult } from './tools/result.ts';
 
-export function errorResult(kind: ToolErrorKind, message: string): ToolCallResult {
-  return { isError: true, content: [{ type: 'text', text: message }], structuredContent: { error: { kind, message } } };
-}
+/** A call's context as the caller (the worker) builds it; the dispatcher adds itself. */
+export type CallContext = Omit<ToolContext, 'dispatcher'>;
 
 function describeIssues(tool: string, error: z.ZodError): string {
   const lines = error.issues.map((issue) => {
@@ -28,28 +24,51 @@ function describeIssues(tool: string, error: z.ZodError): string {
   return `Invalid arguments for ${tool}: ${lines.join('; ')}`;
 }
 
+function validate(tool: ToolDefinition, args: unknown): unknown {
+  const parsed = tool.inputSchema.safeParse(args ?? {});
+  if (!parsed.success) throw new ToolError('bad_args', describeIssues(tool.name, parsed.error));
+  return parsed.data;
+}
+
 /** Looks a tool up and validates its arguments; throws ToolError('bad_args') with every problem named. */
 export function parseCall(name: string, args: unknown): { tool: ToolDefinition; args: unknown } {
   const tool = findTool(name);
   if (!tool) throw new ToolError('bad_args', `Unknown tool "${name}". Call tools/list for the tools deskgate offers.`);
-  const parsed = tool.inputSchema.safeParse(args ?? {});
-  if (!parsed.success) throw new ToolError('bad_args', describeIssues(name, parsed.error));
-  return { tool, args: parsed.data };
+  return { tool, args: validate(tool, args) };
 }
 
-export async function callTool(name: string, args: unknown, context: ToolContext): Promise<ToolCallResult> {
+/** Validate → gates → handler for one tool definition; every throw becomes an error result. */
+export async function runTool(tool: ToolDefinition, args: unknown, context: CallContext): Promise<ToolCallResult> {
+  return settle(tool.name, async () => {
+    const valid = validate(tool, args);
+    const full = toolContext(context);
+    const refusal = await runGates(tool, valid, full);
+    if (refusal) return errorResult(refusal.kind, refusal.message);
+    return await tool.handle(valid, full);
+  }, context);
+}
+
+export async function callTool(name: string, args: unknown, context: CallContext): Promise<ToolCallResult> {
+  const tool = findTool(name);
+  if (!tool) return errorResult('bad_args', `Unknown tool "${name}". Call tools/list for the tools deskgate offers.`);
+  return runTool(tool, args, context);
+}
+
+async function settle(name: string, run: () => Promise<ToolCallResult>, context: CallContext): Promise<ToolCallResult> {
   try {
     throwIfStopped(context.signal);
-    const call = parseCall(name, args);
-    const refusal = await runGates(call.tool, call.args, context);
-    if (refusal) return errorResult(refusal.kind, refusal.message);
-    return await call.tool.handle(call.args, context);
+    return await run();
   } catch (error) {
     if (isToolError(error)) return errorResult(error.kind, error.message);
     const message = error instanceof Error ? error.message : String(error);
     return errorResult('executor_failed', `${name} failed on the desktop: ${message}`);
   }
 }
+
+const dispatcher: Dispatcher = { parse: parseCall, call: callTool, run: runTool };
+
+/** A caller's context with the dispatcher in it, for core functions called from outside a tool (the worker's settled screenshot). */
+export const toolContext = (context: CallContext): ToolContext => ({ ...context, dispatcher });
 
 export interface ToolDescriptor {
   name: string;

@@ -8,13 +8,13 @@
  * choices: docs/computer-endpoint.md.
  */
 import { z } from 'zod';
-import { callTool, parseCall, type ToolCallResult } from '../dispatch.ts';
 import { ToolError } from '../errors.ts';
 import { fromScreen, type ScreenshotGeometry } from '../geometry/coordinates.ts';
 import { targetImageSize } from '../geometry/image-size.ts';
-import { defineTool, type ToolContext, type ToolOutput } from '../tools/define-tool.ts';
+import { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from '../tools/define-tool.ts';
 import { chooseMonitor } from '../tools/monitors.ts';
-import { SETTLE_MAX_MS, settledScreenshot, textOf } from '../tools/settled-screenshot.ts';
+import { type ToolCallResult, textOf } from '../tools/result.ts';
+import { SETTLE_MAX_MS, settledScreenshot } from '../tools/settled-screenshot.ts';
 import { frameOf } from '../tools/target.ts';
 import { ACTION_NAMES, toNative, type ComputerArgs, type NativeCall } from './actions.ts';
 import { dragWithModifiers } from './modified-drag.ts';
@@ -49,48 +49,50 @@ const failed = (action: string, result: ToolCallResult) => new ToolError(result.
 async function runNative(call: NativeCall, context: ToolContext): Promise<ToolCallResult> {
   if (call.atPointer) call.args.coordinate = await pointerCoordinate(context);
   if (call.tool === 'left_click_drag' && typeof call.args.text === 'string' && call.args.text.trim()) return dragWithModifiers(call.args, context);
-  return callTool(call.tool, call.args, context);
+  return context.dispatcher.call(call.tool, call.args, context);
 }
 
-export const computerTool = defineTool({
-  name: 'computer',
-  // Its actions are gated, pixel-checked and screenshot one by one, as the native tools they map to.
-  title: 'Use the computer', effect: 'acts', gated: false, pixelChecked: false, batchable: false,
-  description: () =>
-    `Use the mouse and keyboard and take screenshots of a virtual desktop. Actions: ${ACTION_NAMES.join(', ')}. Coordinates are in the pixels of the last screenshot. Every action that changes the screen replies with a screenshot taken once the screen has settled. open_application (text: the app's name) brings a granted app to the front, starting it if needed.`,
-  inputSchema: schema,
-  actionKind: 'none',
-  extraSeconds(args) {
-    let call: NativeCall;
-    try {
-      call = toNative(args as ComputerArgs);
-    } catch {
-      return 0; // refused before anything runs
-    }
-    const settle = call.spec.screenshot ? SETTLE_MAX_MS / 1000 : 0;
-    try {
-      const native = parseCall(call.tool, call.args); // invalid arguments are refused by the native tool, with its message
-      return settle + (native.tool.extraSeconds?.(native.args as never) ?? 0);
-    } catch {
-      return settle;
-    }
-  },
-  async handle(args, context): Promise<ToolOutput> {
-    const action = args.action as ComputerArgs['action'];
-    const call = toNative(args as ComputerArgs);
-    const result = await runNative(call, context);
-    if (result.isError) throw failed(action, result);
-    if (action === 'cursor_position') {
-      const { x, y } = fromScreen(await context.executor.cursorPosition(), await replyFrame(context), 'pixels');
-      return { content: [{ type: 'text', text: `X=${x},Y=${y}` }], structuredContent: { action, x, y } };
-    }
-    if (!call.spec.screenshot) return { ...result, structuredContent: { ...result.structuredContent, action } };
-    const { screenshot, settle } = await settledScreenshot(context);
-    // The action ran: an error now would invite the loop to run it again, so a failed screenshot is reported, not thrown.
-    const after = screenshot.isError ? [{ type: 'text' as const, text: `No screenshot after ${action}: ${textOf(screenshot)}` }] : screenshot.content;
-    return {
-      content: [...result.content.filter((block) => block.type === 'text'), ...after],
-      structuredContent: { action, settle, ...(screenshot.isError ? { screenshotError: screenshot.structuredContent?.error } : {}) },
-    };
-  },
-});
+/** The `computer` tool over the native tools it maps its actions onto (the registry hands them in). */
+export function computerTool(native: readonly ToolDefinition[]): ToolDefinition {
+  const byName = new Map(native.map((tool) => [tool.name, tool]));
+  return defineTool({
+    name: 'computer',
+    // Its actions are gated, pixel-checked and screenshot one by one, as the native tools they map to.
+    title: 'Use the computer', effect: 'acts', gated: false, pixelChecked: false, batchable: false,
+    description: () =>
+      `Use the mouse and keyboard and take screenshots of a virtual desktop. Actions: ${ACTION_NAMES.join(', ')}. Coordinates are in the pixels of the last screenshot. Every action that changes the screen replies with a screenshot taken once the screen has settled. open_application (text: the app's name) brings a granted app to the front, starting it if needed.`,
+    inputSchema: schema,
+    actionKind: 'none',
+    extraSeconds(args) {
+      let call: NativeCall;
+      try {
+        call = toNative(args as ComputerArgs);
+      } catch {
+        return 0; // refused before anything runs
+      }
+      const settle = call.spec.screenshot ? SETTLE_MAX_MS / 1000 : 0;
+      // Invalid arguments are refused by the native tool, with its message: they add nothing here.
+      const tool = byName.get(call.tool);
+      const parsed = tool?.inputSchema.safeParse(call.args);
+      return settle + (parsed?.success ? (tool!.extraSeconds?.(parsed.data as never) ?? 0) : 0);
+    },
+    async handle(args, context): Promise<ToolOutput> {
+      const action = args.action as ComputerArgs['action'];
+      const call = toNative(args as ComputerArgs);
+      const result = await runNative(call, context);
+      if (result.isError) throw failed(action, result);
+      if (action === 'cursor_position') {
+        const { x, y } = fromScreen(await context.executor.cursorPosition(), await replyFrame(context), 'pixels');
+        return { content: [{ type: 'text', text: `X=${x},Y=${y}` }], structuredContent: { action, x, y } };
+      }
+      if (!call.spec.screenshot) return { ...result, structuredContent: { ...result.structuredContent, action } };
+      const { screenshot, settle } = await settledScreenshot(context);
+      // The action ran: an error now would invite the loop to run it again, so a failed screenshot is reported, not thrown.
+      const after = screenshot.isError ? [{ type: 'text' as const, text: `No screenshot after ${action}: ${textOf(screenshot)}` }] : screenshot.content;
+      return {
+        content: [...result.content.filter((block) => block.type === 'text'), ...after],
+        structuredContent: { action, settle, ...(screenshot.isError ? { screenshotError: screenshot.structuredContent?.error } : {}) },
+      };
+    },
+  });
+}

@@ -5,13 +5,11 @@
  * pixel staleness) before it runs.
  */
 import { z } from 'zod';
-import { errorResult, type ToolCallResult } from '../dispatch.ts';
-import { isToolError } from '../errors.ts';
-import { runGates } from '../gates/pipeline.ts';
 import { parseModifiers } from '../keys/chord.ts';
 import { defineTool, text, type ToolContext } from '../tools/define-tool.ts';
 import { mouseTools } from '../tools/mouse.ts';
 import { coordinate, modifiers } from '../tools/params.ts';
+import type { ToolCallResult } from '../tools/result.ts';
 import { assertMouseFree, resolvePoint } from '../tools/target.ts';
 
 const nativeDrag = mouseTools.find((tool) => tool.name === 'left_click_drag')!;
@@ -34,15 +32,6 @@ const modifiedDrag = defineTool({
 });
 
 /** Runs a drag with modifiers as the dispatcher runs a native call: validate, gate, act; every failure an error result. */
-export async function dragWithModifiers(args: Record<string, unknown>, context: ToolContext): Promise<ToolCallResult> {
-  try {
-    const parsed = modifiedDrag.inputSchema.safeParse(args);
-    if (!parsed.success) return errorResult('bad_args', `Invalid arguments for left_click_drag: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
-    const refusal = await runGates(modifiedDrag, parsed.data, context);
-    if (refusal) return errorResult(refusal.kind, refusal.message);
-    return await modifiedDrag.handle(parsed.data, context);
-  } catch (error) {
-    if (isToolError(error)) return errorResult(error.kind, error.message);
-    return errorResult('executor_failed', `left_click_drag failed on the desktop: ${error instanceof Error ? error.message : String(error)}`);
-  }
+export function dragWithModifiers(args: Record<string, unknown>, context: ToolContext): Promise<ToolCallResult> {
+  return context.dispatcher.run(modifiedDrag, args, context);
 }

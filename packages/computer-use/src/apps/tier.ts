@@ -2,8 +2,10 @@
  * Tiers: how much of a granted app an action may drive. read < click < full. A category has a
  * default tier; an action kind needs a tier of the app it lands on.
  */
-import type { ActionKind } from '../tools/define-tool.ts';
 import type { AppCategory, Tier } from './types.ts';
+
+/** What an input action does: hover < mouse < mouse_full < keyboard decide the tier; `none` is never tier-gated. */
+export type ActionKind = 'none' | 'hover' | 'mouse' | 'mouse_full' | 'keyboard';
 
 const RANK: Record<Tier, number> = { read: 0, click: 1, full: 2 };
 

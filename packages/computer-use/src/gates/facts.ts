@@ -9,7 +9,7 @@ import type { TenantPolicy } from '../access/policy.ts';
 import type { KeysymChord, MouseButton, Surface, WindowInfo } from '../executor.ts';
 import type { Point } from '../geometry/coordinates.ts';
 import { parseKeys } from '../keys/keysyms.ts';
-import type { ActionKind, ToolContext } from '../tools/define-tool.ts';
+import type { ActionKind, ToolContext, ToolDefinition } from '../tools/define-tool.ts';
 import { resolvePoint } from '../tools/target.ts';
 import { targetsOf } from './targets.ts';
 
@@ -37,9 +37,6 @@ export interface Facts {
   chords: { chords: KeysymChord[]; together: boolean } | null;
 }
 
-/** Tools whose target must still look as it did in the last screenshot. */
-const PIXEL_CHECKED = new Set(['left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'left_click_drag', 'scroll']);
-
 interface FactArgs {
   coordinate?: [number, number];
   start_coordinate?: [number, number];
@@ -52,7 +49,8 @@ interface FactArgs {
  */
 const resting = (point: Point, pointer: Point) => Math.abs(point.x - pointer.x) <= 1 && Math.abs(point.y - pointer.y) <= 1;
 
-export async function gatherFacts(toolName: string, kind: ActionKind, rawArgs: unknown, context: ToolContext): Promise<Facts> {
+export async function gatherFacts(tool: ToolDefinition, kind: ActionKind, rawArgs: unknown, context: ToolContext): Promise<Facts> {
+  const toolName = tool.name;
   const { state, executor, policy } = context;
   const args = rawArgs as FactArgs;
   const specs = targetsOf(toolName, args, kind, state);
@@ -60,7 +58,7 @@ export async function gatherFacts(toolName: string, kind: ActionKind, rawArgs: u
   for (const [index, spec] of specs.points.entries()) {
     if (spec.from !== 'pointer') explicit.push({ index, point: await resolvePoint(args[spec.from]!, context, spec.from) });
   }
-  const checkPixels = PIXEL_CHECKED.has(toolName) && state.lastScreenshot !== null && state.coordinateMode === 'pixels';
+  const checkPixels = tool.pixelChecked && state.lastScreenshot !== null && state.coordinateMode === 'pixels';
   const [facts, sameAt] = await Promise.all([
     executor.gateFacts(explicit.map((target) => target.point)),
     Promise.all(explicit.map(({ point }) => (checkPixels ? executor.unchangedSince(state.lastScreenshot!.slot, point) : true))),

@@ -11,18 +11,16 @@ import { hideStrangers, prepareInput } from './effects.ts';
 import { gatherFacts } from './facts.ts';
 import { allowlistGate, judge, type Refusal } from './refusals.ts';
 
-/** Tools that work before any grant, or whose parts are gated one by one. */
-const UNGATED = new Set(['request_access', 'list_granted_applications', 'wait', 'computer_batch', 'computer']);
-
 export async function runGates(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<Refusal | undefined> {
-  if (UNGATED.has(tool.name)) return undefined;
+  // Tools that work before any grant, or whose parts are gated one by one, say so themselves.
+  if (!tool.gated) return undefined;
   const kind = actionKindOf(tool, args, context.state);
   const empty = allowlistGate({ grants: context.state.grants });
   if (empty || kind === 'none') return empty;
 
   let facts;
   try {
-    facts = await gatherFacts(tool.name, kind, args, context);
+    facts = await gatherFacts(tool, kind, args, context);
   } catch (error) {
     if (isToolError(error)) return { kind: error.kind, message: error.message };
     throw error;

@@ -2,24 +2,20 @@
  * computer_batch: several actions in one call. Every action is validated before any runs; then
  * they run in order, each through the same dispatcher (and so the same gates) as a single
  * call, stopping at the first failure. Coordinates all refer to the screenshot taken before the
- * batch, even when the batch itself takes screenshots.
+ * batch, even when the batch itself takes screenshots. Which tools a batch may hold is each
+ * tool's own fact (`batchable`): the registry builds the batch tool from them.
  */
 import { z } from 'zod';
 import { ToolError } from '../errors.ts';
-import { callTool, parseCall, type ToolCallResult } from '../dispatch.ts';
-import { defineTool, type ContentBlock } from './define-tool.ts';
+import { defineTool, type ContentBlock, type ToolDefinition } from './define-tool.ts';
 import { LIMITS } from './params.ts';
-
-export const BATCHABLE = [
-  'key', 'type', 'mouse_move', 'left_click', 'double_click', 'triple_click', 'right_click', 'middle_click',
-  'left_click_drag', 'scroll', 'hold_key', 'screenshot', 'cursor_position', 'left_mouse_down', 'left_mouse_up', 'wait',
-] as const;
+import type { ToolCallResult } from './result.ts';
 
 const FIELDS = ['coordinate', 'start_coordinate', 'text', 'scroll_direction', 'scroll_amount', 'duration', 'repeat'] as const;
 
-const batchAction = z
+const batchActionOf = (names: readonly [string, ...string[]]) => z
   .strictObject({
-    action: z.enum(BATCHABLE).describe('The tool to run'),
+    action: z.enum(names).describe('The tool to run'),
     coordinate: z.unknown().optional().describe('As for the tool'),
     start_coordinate: z.unknown().optional().describe('As for left_click_drag'),
     text: z.unknown().optional().describe('As for type, key, hold_key, or click modifiers'),
@@ -30,12 +26,17 @@ const batchAction = z
   })
   .describe('One action and the parameters of its tool');
 
-type BatchAction = z.infer<typeof batchAction>;
+type BatchAction = z.infer<ReturnType<typeof batchActionOf>>;
 
 const subArgs = (action: BatchAction) => Object.fromEntries(FIELDS.filter((field) => action[field] !== undefined).map((field) => [field, action[field]]));
 
-export const batchTools = [
-  defineTool({
+/** computer_batch over the tools that declare themselves batchable. */
+export function batchTool(tools: readonly ToolDefinition[]): ToolDefinition {
+  const names = tools.filter((tool) => tool.batchable).map((tool) => tool.name);
+  if (names.length === 0) throw new Error('a batch needs at least one batchable tool');
+  const BATCHABLE = names as [string, ...string[]];
+  const batchAction = batchActionOf(BATCHABLE);
+  return defineTool({
     name: 'computer_batch',
     title: 'Run several actions', effect: 'acts', gated: false, pixelChecked: false, batchable: false,
     description: () =>
@@ -48,7 +49,7 @@ export const batchTools = [
     async handle(args, context) {
       const calls = args.actions.map((action, index) => {
         try {
-          return { action: action.action, args: parseCall(action.action, subArgs(action)).args };
+          return { action: action.action, args: context.dispatcher.parse(action.action, subArgs(action)).args };
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           throw new ToolError('bad_args', `actions[${index}] (${action.action}): ${message}. Nothing in the batch was run.`);
@@ -67,7 +68,7 @@ export const batchTools = [
         // Each action sees the pre-batch frame; a screenshot taken inside becomes the frame after.
         const subState = { ...state, lastScreenshot: frame };
         // A stopped call (kill switch, deadline) ends between steps: callTool refuses at once.
-        const result: ToolCallResult = await callTool(call.action, call.args, { ...context, state: subState });
+        const result: ToolCallResult = await context.dispatcher.call(call.action, call.args, { ...context, state: subState });
         state.mouseHeld = subState.mouseHeld;
         state.display = subState.display;
         if (subState.lastScreenshot !== frame) state.lastScreenshot = subState.lastScreenshot;
@@ -88,5 +89,5 @@ export const batchTools = [
       const batch = { completed, failed: null, remaining: [] };
       return { content: [...content, { type: 'text', text: `Completed all ${completed.length} actions.\n${JSON.stringify(batch)}` }], structuredContent: { batch } };
     },
-  }),
-];
+  });
+}

@@ -12,12 +12,10 @@ import type { ApprovalBroker } from '../access/approvals.ts';
 import type { TenantPolicy } from '../access/policy.ts';
 import type { SessionState } from '../session-state.ts';
 
-/** hover < mouse < mouse_full < keyboard decide the tier; `none` is never tier-gated. */
-export type ActionKind = 'none' | 'hover' | 'mouse' | 'mouse_full' | 'keyboard';
+import type { ActionKind } from '../apps/tier.ts';
+import type { ContentBlock, ToolCallResult } from './result.ts';
 
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string };
+export type { ActionKind, ContentBlock };
 
 export interface ToolOutput {
   content: ContentBlock[];
@@ -35,6 +33,21 @@ export interface ToolContext {
   policy: TenantPolicy;
   /** Where human-mode requests wait; null when the tenant never needs one. */
   approvals: ApprovalBroker | null;
+  /**
+   * The dispatcher, handed to every handler by the dispatcher itself: composite tools (a batch,
+   * the `computer` tool) run their steps through it, so every step is validated and gated as a
+   * call of its own — and no tool module imports the dispatcher, which imports them all.
+   */
+  dispatcher: Dispatcher;
+}
+
+export interface Dispatcher {
+  /** Looks a tool up and validates its arguments; throws ToolError('bad_args') naming every problem. */
+  parse(name: string, args: unknown): { tool: ToolDefinition; args: unknown };
+  /** Validates, gates and runs a call by tool name; every failure is an error result. */
+  call(name: string, args: unknown, context: ToolContext): Promise<ToolCallResult>;
+  /** The same for a tool definition that is not in the registry (a variant of a native tool). */
+  run(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<ToolCallResult>;
 }
 
 export interface DescribeContext {

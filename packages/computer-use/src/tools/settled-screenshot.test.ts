@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultPolicy } from '../access/policy.ts';
-import { errorResult } from '../dispatch.ts';
+import { errorResult, toolContext } from '../dispatch.ts';
 import type { Executor, WindowInfo } from '../executor.ts';
 import { initialSessionState } from '../session-state.ts';
 import { findTool } from './registry.ts';
@@ -18,7 +18,7 @@ function context(settle: () => Promise<{ settled: boolean; waitedMs: number }>, 
     capture: async () => ({ data: Buffer.from('x'), width: 100, height: 100, mimeType: 'image/jpeg', timings: {} }),
     waitForSettle: settle,
   } as unknown as Executor;
-  return { executor, state, signal: (abort ?? new AbortController()).signal, policy: defaultPolicy(), approvals: null };
+  return toolContext({ executor, state, signal: (abort ?? new AbortController()).signal, policy: defaultPolicy(), approvals: null });
 }
 
 const clicked = { content: [{ type: 'text' as const, text: 'Left-click at (1, 1).' }] };

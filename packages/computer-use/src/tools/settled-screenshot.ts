@@ -7,8 +7,8 @@
  * and, on request (`?screenshot_after=settled`), by the native tools that act.
  */
 import { isToolError } from '../errors.ts';
-import { callTool, type ToolCallResult } from '../dispatch.ts';
 import type { ToolContext, ToolDefinition } from './define-tool.ts';
+import { textOf, type ToolCallResult } from './result.ts';
 
 /**
  * The screen counts as settled after this long without damage. Longer than the gaps inside one
@@ -48,7 +48,7 @@ export async function settledScreenshot(context: ToolContext): Promise<{ screens
     // Not watching the screen is no reason to fail an action that already ran: report it and look anyway.
     settle = { settled: false, waitedMs: Math.round(performance.now() - started), error: isToolError(error) || error instanceof Error ? error.message : String(error) };
   }
-  return { screenshot: await callTool('screenshot', {}, context), settle };
+  return { screenshot: await context.dispatcher.call('screenshot', {}, context), settle };
 }
 
 /**
@@ -74,4 +74,4 @@ export async function withSettledScreenshot(tool: ToolDefinition | undefined, re
   };
 }
 
-export const textOf = (result: ToolCallResult) => result.content.map((block) => (block.type === 'text' ? block.text : '')).filter(Boolean).join(' ');
+export { textOf };

@@ -15,7 +15,7 @@ import { boundArgs, findTool, redactArgs, type ToolCallResult } from '@deskgate/
 import type { AuditEntry, AuditLog } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../http/metrics.ts';
-import type { CallScope } from './server-factory.ts';
+import type { CallScope } from './call-scope.ts';
 
 export interface FinishedCall {
   scope: CallScope;

@@ -5,30 +5,18 @@
  * and again by the worker, which trusts nothing.
  */
 import { Server, type McpRequestContext } from '@modelcontextprotocol/server';
-import { ToolError, describeTools, type CoordinateMode, errorResult, findTool, isToolError, parseCall, toolsOf, type Surface, type ToolCallResult, SETTLE_MAX_MS, type ScreenshotAfter } from '@deskgate/computer-use';
-import type { SessionRef } from '@deskgate/dispatch';
+import { ToolError, describeTools, errorResult, findTool, isToolError, parseCall, toolsOf, type ToolCallResult, SETTLE_MAX_MS } from '@deskgate/computer-use';
 import type { Logger } from 'pino';
 import type { SessionRouter } from '../sessions/session-router.ts';
 import type { GatewayMetrics } from '../http/metrics.ts';
 import type { CallAuditor } from './call-auditor.ts';
+import type { CallScope } from './call-scope.ts';
+
+export type { CallScope };
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-checks.ts';
 import type { KillSwitch, TenantQuotas } from '@deskgate/dispatch';
 
 export const SERVER_INFO = { name: 'deskgate', version: '0.1.0' };
-
-export interface CallScope {
-  ref: SessionRef;
-  /** The id of the API key that authenticated the request (never the key). */
-  keyId: string;
-  /** Who drives the desktop, for its lock: the key id, plus the Deskgate-Controller label if sent. */
-  controller: string;
-  /** Which tool set this endpoint serves: the native tools (/mcp) or Anthropic's `computer` (/computer). */
-  surface: Surface;
-  /** The coordinate mode the endpoint asked for (?coordinate_mode=); a session keeps the one it was created with. */
-  coordinateMode: CoordinateMode;
-  /** ?screenshot_after=settled on /mcp: tools that act reply with a screenshot of the settled screen. */
-  screenshotAfter?: ScreenshotAfter;
-}
 
 export interface ServerDeps {
   router: SessionRouter;

@@ -9,14 +9,14 @@
  * while one runs (a batch, a wait, a held key) it is watched, and switching it on — or losing
  * sight of it — stops the call at once with `disabled`.
  */
-
-/** How often a running call looks at the kill switch (its reads are cached for as long). */
-export const KILL_SWITCH_WATCH_MS = 100;
-import { ToolError, callTool, errorResult, findTool, type ApprovalBroker, type SessionState, type TenantPolicy, withSettledScreenshot } from '@deskgate/computer-use';
+import { ToolError, callTool, errorResult, findTool, toolContext, type ApprovalBroker, type SessionState, type TenantPolicy, withSettledScreenshot } from '@deskgate/computer-use';
 import type { ActionHandler, KillSwitch, SessionRef, SessionStore } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { Desktop } from '../desktops/desktop.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
+
+/** How often a running call looks at the kill switch (its reads are cached for as long). */
+export const KILL_SWITCH_WATCH_MS = 100;
 
 export function actionRunner(
   desktop: Desktop,
@@ -57,11 +57,11 @@ export function actionRunner(
     const context = { executor: desktop.executor, state, signal: controller.signal, ...toolAccess };
     const result = await callTool(request.tool, request.args, context)
       // ?screenshot_after=settled on the caller's endpoint: a tool that acts also shows the settled screen.
-      .then((answer) => (request.screenshotAfter ? withSettledScreenshot(findTool(request.tool), answer, context) : answer))
+      .then((answer) => (request.screenshotAfter ? withSettledScreenshot(findTool(request.tool), answer, toolContext(context)) : answer))
       .finally(() => {
-      clearTimeout(timer);
-      clearInterval(watch);
-    });
+        clearTimeout(timer);
+        clearInterval(watch);
+      });
     const toolMs = performance.now() - toolStarted;
 
     const changed = JSON.stringify(state) !== before;
