@@ -66,10 +66,10 @@ export interface WindowInfo extends AppInfo, Rect {
  * - none: nothing holds the focus (None or PointerRoot: keys would follow the pointer);
  * - unknown: anything else (the window manager's own windows, unmanaged windows).
  */
-export type SurfaceKind = 'client' | 'decoration' | 'popup' | 'root' | 'none' | 'unknown';
+export type WindowSurfaceKind = 'client' | 'decoration' | 'popup' | 'root' | 'none' | 'unknown';
 
-export interface Surface {
-  kind: SurfaceKind;
+export interface WindowSurface {
+  kind: WindowSurfaceKind;
   window: number | null;
   app: AppInfo | null;
 }
@@ -82,12 +82,12 @@ export interface GateFacts {
   /** Top-level client windows, bottom to top. */
   windows: WindowInfo[];
   /** The real X input focus, resolved to what it belongs to. */
-  focus: Surface;
+  focus: WindowSurface;
   /** What is at each point asked for, in order. */
-  at: Surface[];
+  at: WindowSurface[];
   cursor: Point;
   /** What is under the pointer now (mouse down/up act there). */
-  underPointer: Surface;
+  underPointer: WindowSurface;
   /** Mouse buttons the input layer holds pressed. */
   buttonsHeld: MouseButton[];
 }

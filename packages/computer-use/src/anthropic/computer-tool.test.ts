@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultPolicy } from '../access/policy.ts';
 import { callTool, type ToolCallResult } from '../dispatch.ts';
-import type { AppInfo, Executor, GateFacts, SettleRequest, Surface, WindowInfo } from '../executor.ts';
+import type { AppInfo, Executor, GateFacts, SettleRequest, WindowSurface, WindowInfo } from '../executor.ts';
 import type { Point } from '../geometry/coordinates.ts';
 import { initialSessionState } from '../session-state.ts';
 import { SETTLE_MAX_MS, SETTLE_QUIET_MS } from '../tools/settled-screenshot.ts';
 import { ACTION_NAMES, toNative } from './actions.ts';
 
 const PROBE: WindowInfo = { window: 7, title: 'probe', wmClass: ['probe', 'DeskgateProbe'], pid: 1, exe: null, x: 0, y: 0, width: 1280, height: 800, mapped: true };
-const onProbe: Surface = { kind: 'client', window: 7, app: PROBE as AppInfo };
+const onProbe: WindowSurface = { kind: 'client', window: 7, app: PROBE as AppInfo };
 
 function desktop({ settle = async () => ({ settled: true, waitedMs: 42 }) }: { settle?: (request: SettleRequest) => Promise<{ settled: boolean; waitedMs: number }> } = {}) {
   const log: string[] = [];

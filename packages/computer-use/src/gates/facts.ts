@@ -6,7 +6,7 @@
  */
 import type { Grants } from '../access/grants.ts';
 import type { TenantPolicy } from '../access/policy.ts';
-import type { KeysymChord, MouseButton, Surface, WindowInfo } from '../executor.ts';
+import type { KeysymChord, MouseButton, WindowSurface, WindowInfo } from '../executor.ts';
 import type { Point } from '../geometry/coordinates.ts';
 import { parseKeys } from '../keys/keysyms.ts';
 import type { ActionKind, ToolContext, ToolDefinition } from '../tools/define-tool.ts';
@@ -16,7 +16,7 @@ import { targetsOf } from './targets.ts';
 export interface Target {
   point: Point;
   needs: ActionKind;
-  surface: Surface;
+  surface: WindowSurface;
 }
 
 export interface Facts {
@@ -27,7 +27,7 @@ export interface Facts {
   targets: Target[];
   /** The action types into the focused window. */
   keyboard: boolean;
-  focus: Surface;
+  focus: WindowSurface;
   windows: WindowInfo[];
   cursor: Point;
   buttonsHeld: MouseButton[];

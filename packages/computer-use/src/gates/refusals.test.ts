@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defaultPolicy, tenantPolicySchema } from '../access/policy.ts';
 import type { Grants } from '../access/grants.ts';
-import type { AppInfo, Surface } from '../executor.ts';
+import type { AppInfo, WindowSurface } from '../executor.ts';
 import { parseKeys } from '../keys/keysyms.ts';
 import type { Facts } from './facts.ts';
 import { judge } from './refusals.ts';
@@ -10,7 +10,7 @@ import { judge } from './refusals.ts';
 const app = (wmClass: [string, string], extra: Partial<AppInfo> = {}): AppInfo => ({ window: 10, title: wmClass[1], wmClass, pid: 100, exe: null, ...extra });
 const XTERM = app(['xterm', 'XTerm'], { exe: '/usr/bin/xterm' });
 const EDITOR = app(['mousepad', 'Mousepad'], { window: 20, exe: '/usr/bin/mousepad' });
-const client = (a: AppInfo): Surface => ({ kind: 'client', window: a.window, app: a });
+const client = (a: AppInfo): WindowSurface => ({ kind: 'client', window: a.window, app: a });
 const grants = (apps: Grants['apps'], systemKeyCombos = false): Grants => ({ apps, flags: { clipboardRead: false, clipboardWrite: false, systemKeyCombos } });
 const G = grants([
   { app: 'xterm', tier: 'click', category: 'terminal' },
@@ -23,7 +23,7 @@ function facts(over: Partial<Facts>): Facts {
     focus: client(EDITOR), windows: [], cursor: { x: 0, y: 0 }, buttonsHeld: [], unchanged: true, chords: null, ...over,
   };
 }
-const click = (surface: Surface, over: Partial<Facts> = {}) => facts({ targets: [{ point: { x: 5, y: 5 }, needs: 'mouse', surface }], ...over });
+const click = (surface: WindowSurface, over: Partial<Facts> = {}) => facts({ targets: [{ point: { x: 5, y: 5 }, needs: 'mouse', surface }], ...over });
 const keys = (text: string, over: Partial<Facts> = {}) => facts({ tool: 'key', kind: 'keyboard', keyboard: true, chords: { chords: parseKeys(text), together: false }, ...over });
 const kindOf = (f: Facts) => judge(f)?.kind;
 
@@ -56,7 +56,7 @@ test('the window is judged by its identity: an interpreter executable never name
 });
 
 test('focus_not_granted: keys need a granted app holding the real focus', () => {
-  for (const focus of [{ kind: 'none', window: null, app: null }, { kind: 'root', window: null, app: null }, { kind: 'decoration', window: 5, app: null }, client(app(['chromium', 'Chromium']))] as Surface[]) {
+  for (const focus of [{ kind: 'none', window: null, app: null }, { kind: 'root', window: null, app: null }, { kind: 'decoration', window: 5, app: null }, client(app(['chromium', 'Chromium']))] as WindowSurface[]) {
     assert.equal(kindOf(keys('a', { focus })), 'focus_not_granted', focus.kind);
   }
   // A click into a granted popup leaves the focus where it is: it must be granted too.

@@ -10,7 +10,7 @@ import { grantFor, namesOf, tierAtLeast } from '../access/grants.ts';
 import { classifyApp } from '../apps/classify.ts';
 import { TIER_ANTI_SUBVERSION, tierFor } from '../apps/tier.ts';
 import type { ToolErrorKind } from '../errors.ts';
-import type { AppInfo, Surface } from '../executor.ts';
+import type { AppInfo, WindowSurface } from '../executor.ts';
 import { blockedCombo } from '../keys/blocklist.ts';
 import type { Facts, Target } from './facts.ts';
 
@@ -23,7 +23,7 @@ export type Verdict = (facts: Facts) => Refusal | undefined;
 
 const label = (app: AppInfo) => app.wmClass?.[1] ?? namesOf(app)[0] ?? (app.title || `window ${app.window}`);
 
-const WHAT: Record<Surface['kind'], string> = {
+const WHAT: Record<WindowSurface['kind'], string> = {
   root: 'the desktop background',
   decoration: "a window's frame or title bar (the window manager's, not the app's)",
   popup: 'a popup',
@@ -38,7 +38,7 @@ export const allowlistGate = ({ grants }: Pick<Facts, 'grants'>): Refusal | unde
 };
 
 /** The surfaces an action touches: its targets, and the focus when it types. */
-const touched = (facts: Facts): Surface[] => [...facts.targets.map((target) => target.surface), ...(facts.keyboard ? [facts.focus] : [])];
+const touched = (facts: Facts): WindowSurface[] => [...facts.targets.map((target) => target.surface), ...(facts.keyboard ? [facts.focus] : [])];
 
 /** The tenant's deny list and the never-grantable categories also judge the window itself, not only the name asked for. */
 export const deniedAppGate: Verdict = (facts) => {
@@ -55,7 +55,7 @@ export const deniedAppGate: Verdict = (facts) => {
   return undefined;
 };
 
-function surfaceRefusal(surface: Surface, facts: Facts, where: string): Refusal | undefined {
+function surfaceRefusal(surface: WindowSurface, facts: Facts, where: string): Refusal | undefined {
   if (surface.kind === 'client' || surface.kind === 'popup') {
     if (surface.app && grantFor(surface.app, facts.grants)) return undefined;
     const name = surface.app ? `"${label(surface.app)}"` : 'an unidentified app';
@@ -77,7 +77,7 @@ export const targetGate: Verdict = (facts) => {
   return undefined;
 };
 
-const granted = (surface: Surface, facts: Facts) => (surface.kind === 'client' || surface.kind === 'popup') && !!surface.app && !!grantFor(surface.app, facts.grants);
+const granted = (surface: WindowSurface, facts: Facts) => (surface.kind === 'client' || surface.kind === 'popup') && !!surface.app && !!grantFor(surface.app, facts.grants);
 
 /**
  * The keyboard focus: keys need a granted app holding the real X input focus. A click on a
@@ -95,7 +95,7 @@ export const focusGate: Verdict = (facts) => {
   };
 };
 
-function tierRefusal(target: { surface: Surface; needs: Target['needs'] }, facts: Facts): Refusal | undefined {
+function tierRefusal(target: { surface: WindowSurface; needs: Target['needs'] }, facts: Facts): Refusal | undefined {
   const needed = tierFor(target.needs);
   const grant = target.surface.app ? grantFor(target.surface.app, facts.grants) : undefined;
   if (needed === null || !grant || tierAtLeast(grant.tier, needed)) return undefined;

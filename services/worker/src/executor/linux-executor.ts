@@ -17,7 +17,8 @@ import {
   type Point,
   type WindowInfo,
   type ScrollDirection,
-  type SurfaceKind,
+  type WindowSurface,
+  type WindowSurfaceKind,
 } from '@deskgate/computer-use';
 import type { CaptureClient } from '../helpers/capture-client.ts';
 import { HelperError } from '../helpers/helper-process.ts';
@@ -52,7 +53,7 @@ interface RawApp {
 type RawWindow = Omit<RawApp, 'window'> & { id: number; x: number; y: number; width: number; height: number; mapped: boolean };
 
 interface RawSurface {
-  kind: SurfaceKind;
+  kind: WindowSurfaceKind;
   window: number | null;
   app: RawApp | null;
 }
@@ -66,7 +67,7 @@ interface RawGateFacts {
   buttons: MouseButton[];
 }
 
-type Surface = GateFacts['focus'];
+
 
 /** How long a key is held down at most (hold_key), whatever the caller asks. */
 const MAX_HOLD_MS = 2 ** 31 - 1;
@@ -100,7 +101,7 @@ export class LinuxExecutor implements Executor {
     return { ...this.toApp({ ...raw, window: raw.id }), window: raw.id, x: raw.x, y: raw.y, width: raw.width, height: raw.height, mapped: raw.mapped };
   }
 
-  private toSurface(raw: RawSurface): Surface {
+  private toSurface(raw: RawSurface): WindowSurface {
     return { kind: raw.kind, window: raw.window, app: raw.app ? this.toApp(raw.app) : null };
   }
 
