@@ -17,7 +17,7 @@ import { desktopMemory, memoryOf, sessionDesktop, showContent } from './desktop.
 import { breakdown, measureAction, TYPE_TEXT, type ActionRun } from './e2e.ts';
 import { captureFloor, httpRoundTrip, mcpPing, xtestClickFloor, type CaptureFloor } from './floors.ts';
 import { imagemagickConvert, pythonSpawnClick, scrotConvert, xdotoolClick } from './peers.ts';
-import { comparisonRows, CUA_PACKAGE, CUA_VERSION, runSideBySide, type Comparison } from './peer-cua.ts';
+import { comparisonRows, CUA_PACKAGE, CUA_VERSION, sideBySideOnOwnStack, type Comparison } from './peer-cua.ts';
 import { fromSummary, ms, ratio, renderTable, verdict, writeReport, type Report, type Row } from './report.ts';
 import { clickLoad, openSessions, pacedLoad, timeToReady, type ScaleLevel } from './scale.ts';
 import { progress, round, summarize, type Summary } from './stats.ts';
@@ -67,7 +67,7 @@ async function tearDown(stack: Stack): Promise<void> {
 async function cleanup(): Promise<void> {
   for (const fn of cleanups.splice(0)) {
     try {
-      fn();
+      await fn();
     } catch {
       // already gone
     }
@@ -222,23 +222,6 @@ async function runSmallStack(): Promise<void> {
     await step('peer scrot 1280', async () => {
       progress(`peer: scrot + ${imagemagickConvert()} -resize at ${SMALL.width}×${SMALL.height} (${count(25)}×)`);
       results.peers.scrotSmall = await scrotConvert(display, smallImage, count(25));
-    });
-
-    await step('side by side with cua-computer-server', async () => {
-      try {
-        results.sideBySide = await runSideBySide({
-          stack,
-          session: 'bench-main',
-          size: SMALL,
-          count,
-          warmupSeconds: Math.max(3, 8 * SCALE),
-          frameDir: `${repoRoot}bench-results/frames`,
-          onStarted: (stop) => cleanups.push(stop),
-        });
-      } catch (error) {
-        results.sideBySideFailure = error instanceof Error ? error.message : String(error);
-        throw error;
-      }
     });
 
     await step('scale', async () => {
@@ -476,6 +459,22 @@ function buildReport(): Report {
 }
 
 const started = performance.now();
+// First, on a stack of its own, so its rows come out whatever happens to the other steps.
+await step('side by side with cua-computer-server', async () => {
+  try {
+    results.sideBySide = await sideBySideOnOwnStack({
+      size: SMALL,
+      count,
+      deskgateWarmupSeconds: WARMUP_SECONDS,
+      warmupSeconds: Math.max(3, 8 * SCALE),
+      frameDir: `${repoRoot}bench-results/frames`,
+      onCleanup: (stop) => cleanups.push(stop),
+    });
+  } catch (error) {
+    results.sideBySideFailure = error instanceof Error ? error.message : String(error);
+    throw error;
+  }
+});
 try {
   await runSmallStack();
   await runLargeStack();

@@ -10,7 +10,7 @@
  * reports why and goes on.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { repoRoot, startStack, type Stack } from '../scripts/lib/stack.ts';
+import { BACKGROUND } from '../services/worker/src/desktops/process-provider.ts';
 import { BENCH_POLICY_FILE, type Timings } from './client.ts';
 import { breakdown, type BreakdownStep } from './e2e.ts';
 import { processTree, stackPidGroups, startGroupMeter, type PidGroups } from './cpu.ts';
@@ -29,6 +30,8 @@ import { progress, round, sleep, summarize, type Summary } from './stats.ts';
 export const CUA_PACKAGE = 'cua-computer-server';
 export const CUA_VERSION = '0.3.46';
 export const CUA_VENV = join(repoRoot, '.deskgate/peers/cua-venv');
+/** deskgate's desktop files (openbox and tint2 configuration), which the peer's desktop uses too. */
+const DESKTOP_DIR = join(repoRoot, 'desktop');
 
 /** The venv's Python, or BENCH_CUA_PYTHON (a Python with cua-computer-server installed). */
 export function cuaPython(): string | undefined {
@@ -47,6 +50,7 @@ export interface CuaPeer {
   serverPid: number;
   xvfbPid: number;
   wmPid: number;
+  panelPid: number;
   startupMs: number;
   stop(): void;
 }
@@ -95,9 +99,10 @@ async function waitFor(what: string, timeoutMs: number, check: () => Promise<boo
 }
 
 /**
- * Brings up the peer: its own Xvfb (same size and flags as deskgate's desktops), openbox (the
- * window manager deskgate's desktops run), the bench's xterm of text, then
- * `python -m computer_server` on a free loopback port with telemetry off.
+ * Brings up the peer: its own Xvfb (same size and flags as deskgate's desktops) dressed as
+ * deskgate's desktops are (the same background colour, openbox with deskgate's rc.xml, the
+ * tint2 panel), the bench's xterm of text, then `python -m computer_server` on a free loopback
+ * port with telemetry off. The peer runs as the bench's user, as its docs run it.
  */
 export async function startCuaPeer(size: { width: number; height: number }): Promise<CuaPeer> {
   const python = cuaPython();
@@ -111,7 +116,8 @@ export async function startCuaPeer(size: { width: number; height: number }): Pro
     const { xvfb, display } = await startXvfb(size);
     children.push(xvfb);
     const env = { ...process.env, DISPLAY: display };
-    const wm = spawn('openbox', [], { env, stdio: 'ignore' });
+    execFileSync('xsetroot', ['-solid', BACKGROUND], { env });
+    const wm = spawn('openbox', ['--config-file', join(DESKTOP_DIR, 'openbox/rc.xml')], { env: { ...env, XDG_CONFIG_HOME: DESKTOP_DIR, XDG_CONFIG_DIRS: DESKTOP_DIR }, stdio: 'ignore' });
     children.push(wm);
     await waitFor(`openbox on ${display}`, 10_000, () => {
       try {
@@ -120,6 +126,9 @@ export async function startCuaPeer(size: { width: number; height: number }): Pro
         return false;
       }
     });
+    const panel = spawn('tint2', ['-c', join(DESKTOP_DIR, 'tint2/tint2rc')], { env, stdio: 'ignore' });
+    panel.on('error', () => undefined);
+    children.push(panel);
     children.push(await showContent(display));
     const port = await freePort();
     const logDir = mkdtempSync(join(tmpdir(), 'deskgate-bench-cua-'));
@@ -147,7 +156,7 @@ export async function startCuaPeer(size: { width: number; height: number }): Pro
     });
     const startupMs = performance.now() - started;
     writeFileSync(join(logDir, 'server.log'), log.join(''));
-    return { url: `${url}/mcp`, display, version, serverPid: server.pid!, xvfbPid: xvfb.pid!, wmPid: wm.pid!, startupMs, stop };
+    return { url: `${url}/mcp`, display, version, serverPid: server.pid!, xvfbPid: xvfb.pid!, wmPid: wm.pid!, panelPid: panel.pid ?? 0, startupMs, stop };
   } catch (error) {
     stop();
     throw error;
@@ -286,6 +295,7 @@ export interface Comparison {
   display: { deskgate: string; cua: string };
   size: { width: number; height: number };
   startupMs: number;
+  /** 1-minute load average when the side-by-side began (other work skews both sides). */
   loadAtStart: number;
   actions: ComparisonAction[];
   /** Where the last frame of each side was written. */
@@ -368,6 +378,7 @@ export interface CompareOptions {
  */
 export async function compareWithPeer(sides: Sides, peer: CuaPeer, options: CompareOptions): Promise<Comparison> {
   const { width, height } = options.size;
+  const loadAtStart = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
   // Inside the xterm (deskgate's gates refuse input to the bare desktop, which belongs to no
   // granted app): clicks on one blank cell, moves between two so every move moves the pointer.
   const at = (i: number) => XTERM_POINTS[i % 2]!;
@@ -429,15 +440,15 @@ export async function compareWithPeer(sides: Sides, peer: CuaPeer, options: Comp
     display: { deskgate: sides.deskgate.displayName, cua: sides.cua.displayName },
     size: options.size,
     startupMs: peer.startupMs,
-    loadAtStart: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
+    loadAtStart,
     actions: results,
     frameDir: options.frameDir,
   };
 }
 
-/** The peer's CPU groups: the server's process tree, and its display (Xvfb + openbox). */
+/** The peer's CPU groups: the server's process tree, and its display (Xvfb, openbox, panel). */
 export function peerGroups(peer: CuaPeer): { server: PidGroups; display: PidGroups } {
-  return { server: { [CUA_PACKAGE]: processTree(peer.serverPid) }, display: { Xvfb: [peer.xvfbPid], openbox: [peer.wmPid] } };
+  return { server: { [CUA_PACKAGE]: processTree(peer.serverPid) }, display: { Xvfb: [peer.xvfbPid], openbox: [peer.wmPid], tint2: [peer.panelPid].filter(Boolean) } };
 }
 
 // ─── table rows ─────────────────────────────────────────────────────────────────────────────
@@ -469,7 +480,7 @@ export function comparisonRows(comparison: Comparison | undefined, failure: stri
       section,
       name: `  server CPU ms per ${action.key}: deskgate | cua`,
       value: `${d.serverCpuMsPerCall.toFixed(2)} | ${c.serverCpuMsPerCall.toFixed(2)}`,
-      compare: `deskgate ${ratio(cpuRatio)} the peer's${action.key === 'ping' ? '' : `; X server + WM ${d.displayCpuMsPerCall.toFixed(2)} | ${c.displayCpuMsPerCall.toFixed(2)}`} · deskgate: ${parts.join(' · ')}`,
+      compare: `deskgate ${ratio(cpuRatio)} the peer's${action.key === 'ping' ? '' : `; desktop (Xvfb, openbox, tint2) ${d.displayCpuMsPerCall.toFixed(2)} | ${c.displayCpuMsPerCall.toFixed(2)}`} · deskgate: ${parts.join(' · ')}`,
     });
     if (d.layers) {
       const short: Record<string, string> = { 'HTTP + MCP layers': 'HTTP+MCP', 'gateway → worker dispatch': 'dispatch', 'worker session state': 'session', 'tool outside the helper': 'tool', 'input helper': 'input runtime', 'tool outside the capture call': 'tool', 'capture helper I/O': 'helper I/O', '  JPEG encode': 'encode', '  MIT-SHM capture': 'capture' };
@@ -499,6 +510,21 @@ export interface SideBySideOptions extends CompareOptions {
   session: string;
   /** Called with the peer's stop function as soon as it runs (for the bench's Ctrl-C cleanup). */
   onStarted?: (stop: () => void) => void;
+}
+
+/** The tint2 panel of a display (found by its DISPLAY, as bench/desktop.ts finds openbox). */
+function panelOf(display: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'tint2') continue;
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`DISPLAY=${display}`)) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
 }
 
 /** Screenshots until two in a row are the same image (the last one is then current). */
@@ -543,7 +569,7 @@ export async function runSideBySide(options: SideBySideOptions): Promise<Compari
     const peerPids = peerGroups(peer);
     return await compareWithPeer(
       {
-        deskgate: { client: deskgate, server, display: { Xvfb: Xvfb ?? [], openbox: openbox ?? [] }, displayName: facts.display },
+        deskgate: { client: deskgate, server, display: { Xvfb: Xvfb ?? [], openbox: openbox ?? [], tint2: panelOf(facts.display) }, displayName: facts.display },
         cua: { client: cua, ...peerPids, displayName: peer.display },
       },
       peer,
@@ -556,52 +582,87 @@ export async function runSideBySide(options: SideBySideOptions): Promise<Compari
   }
 }
 
-// ─── standalone: `node --import tsx bench/peer-cua.ts` ──────────────────────────────────────
-// One deskgate stack at 1280×800 and the peer, side by side only (no other bench figures);
-// BENCH_SCALE as in the bench. Prints the rows and writes bench-results/side-by-side.json.
+// ─── on a stack of its own: what `npm run bench` and the standalone run call ────────────────
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const scale = Number(process.env.BENCH_SCALE ?? 1);
-  const size = { width: 1280, height: 800 };
+export interface OwnStackOptions extends CompareOptions {
+  /** Seconds of mixed calls on deskgate alone first (a fresh gateway and worker are slower). */
+  deskgateWarmupSeconds: number;
+  /** Called with each thing to stop on Ctrl-C (the stack, the xterm, the peer). */
+  onCleanup?: (stop: () => unknown) => void;
+}
+
+/**
+ * A deskgate stack of its own (1 session, no spares, the bench's policy), so the side-by-side
+ * figures do not depend on the other bench steps or share the worker with their desktops; the
+ * session's xterm, a warm-up, then runSideBySide.
+ */
+export async function sideBySideOnOwnStack(options: OwnStackOptions): Promise<Comparison> {
+  const { size } = options;
+  progress(`side by side: starting a deskgate stack of its own (${size.width}×${size.height})`);
   const stack = await startStack({
-    env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_DESKTOP_SIZE: `${size.width}x${size.height}`, DESKGATE_LOG_LEVEL: 'info', DESKGATE_POLICY_FILE: BENCH_POLICY_FILE },
+    env: {
+      REDIS_URL: '',
+      DESKGATE_PORT: '0',
+      DESKGATE_DESKTOP_SIZE: `${size.width}x${size.height}`,
+      DESKGATE_LOG_LEVEL: 'info',
+      DESKGATE_SESSION_IDLE_SECONDS: '3600',
+      DESKGATE_WARM_DESKTOPS: '0',
+      DESKGATE_POLICY_FILE: BENCH_POLICY_FILE,
+    },
     tenant: 'bench',
-    logDir: mkdtempSync(join(tmpdir(), 'deskgate-side-by-side-')),
+    logDir: mkdtempSync(join(tmpdir(), 'deskgate-bench-side-by-side-')),
   });
+  options.onCleanup?.(() => stack.stop());
   let xterm: ChildProcess | undefined;
-  let stopPeer: (() => void) | undefined;
-  process.on('SIGINT', () => {
-    stopPeer?.();
-    xterm?.kill('SIGKILL');
-    void stack.stop().finally(() => process.exit(130));
-  });
   try {
-    const client = await connectMcp(`${stack.mcpUrl}/side-by-side`, { Authorization: `Bearer ${stack.apiKey}` });
+    const session = 'side-by-side';
+    const client = await connectMcp(`${stack.mcpUrl}/${session}`, { Authorization: `Bearer ${stack.apiKey}` });
     await client.ok('request_access', { apps: ['xterm'], reason: 'benchmark' });
     await client.ok('screenshot');
-    xterm = await showContent((await sessionDesktop(stack.redisUrl, stack.tenant, 'side-by-side')).display);
+    xterm = await showContent((await sessionDesktop(stack.redisUrl, stack.tenant, session)).display);
+    const shown = xterm;
+    options.onCleanup?.(() => shown.kill('SIGKILL'));
     await untilStill(client, 'screenshot');
-    // A fresh gateway and worker are slower for their first ~2,000 calls (docs/performance.md).
-    progress('deskgate warm-up: 2,000 mixed calls');
-    for (let i = 0; i < 2000 * Math.min(1, scale); i++) await (i % 10 === 9 ? client.ok('screenshot') : client.ok('left_click', { coordinate: XTERM_POINTS[0] }));
+    progress(`side by side: deskgate warm-up, ${options.deskgateWarmupSeconds} s of mixed calls`);
+    const until = performance.now() + options.deskgateWarmupSeconds * 1000;
+    let calls = 0;
+    while (performance.now() < until) {
+      for (let i = 0; i < 6; i++) await client.ok('left_click', { coordinate: XTERM_POINTS[0] });
+      await client.ping();
+      await client.ok('screenshot');
+      calls += 8;
+    }
+    progress(`  ${calls} calls`);
     await client.close();
-    const comparison = await runSideBySide({
-      stack,
-      session: 'side-by-side',
-      size,
-      count: (n) => Math.max(5, Math.round(n * scale)),
-      warmupSeconds: Math.max(3, 8 * scale),
-      frameDir: join(repoRoot, 'bench-results/frames'),
-      onStarted: (stop) => (stopPeer = stop),
-    });
-    const rows = comparisonRows(comparison, undefined, `deskgate vs ${CUA_PACKAGE} ${comparison.version}`);
-    const report = { title: 'deskgate side by side', machine: { date: new Date().toISOString(), cpus: `${cpus().length}× ${cpus()[0]?.model.trim() ?? '?'}`, 'load avg at start': comparison.loadAtStart, scale }, rows, extra: { sideBySide: comparison } };
-    process.stdout.write(`${renderTable(report)}\n`);
-    mkdirSync(join(repoRoot, 'bench-results'), { recursive: true });
-    writeFileSync(join(repoRoot, 'bench-results/side-by-side.json'), JSON.stringify(report, null, 2));
+    return await runSideBySide({ ...options, stack, session, onStarted: (stop) => options.onCleanup?.(stop) });
   } finally {
     xterm?.kill('SIGKILL');
     await stack.stop();
   }
+}
+
+// ─── standalone: `node --import tsx bench/peer-cua.ts` ──────────────────────────────────────
+// The side-by-side only (no other bench figures); BENCH_SCALE as in the bench. Prints its rows
+// and writes bench-results/side-by-side.json.
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const scale = Number(process.env.BENCH_SCALE ?? 1);
+  const cleanups: (() => unknown)[] = [];
+  process.on('SIGINT', () => {
+    void Promise.allSettled(cleanups.reverse().map(async (stop) => stop())).finally(() => process.exit(130));
+  });
+  const comparison = await sideBySideOnOwnStack({
+    size: { width: 1280, height: 800 },
+    count: (n) => Math.max(5, Math.round(n * scale)),
+    deskgateWarmupSeconds: Math.max(3, 15 * scale),
+    warmupSeconds: Math.max(3, 8 * scale),
+    frameDir: join(repoRoot, 'bench-results/frames'),
+    onCleanup: (stop) => cleanups.push(stop),
+  });
+  const rows = comparisonRows(comparison, undefined, `deskgate vs ${CUA_PACKAGE} ${comparison.version}`);
+  const report = { title: 'deskgate side by side', machine: { date: new Date().toISOString(), cpus: `${cpus().length}× ${cpus()[0]?.model.trim() ?? '?'}`, 'load avg at start': comparison.loadAtStart, scale }, rows, extra: { sideBySide: comparison } };
+  process.stdout.write(`${renderTable(report)}\n`);
+  mkdirSync(join(repoRoot, 'bench-results'), { recursive: true });
+  writeFileSync(join(repoRoot, 'bench-results/side-by-side.json'), JSON.stringify(report, null, 2));
   process.exit(0);
 }
