@@ -104,10 +104,12 @@ pub fn run(display: Option<&str>, iterations: usize) -> Result<String, BenchErro
         s[3].time(|| to_rgb(frame.data, frame.stride, w, h, &layout, &mut rgb));
         jpeg_bytes = s[4]
             .time(|| encoder.encode(px(format, &work, w, h), Format::Jpeg, 75))?
+            .bytes
             .len();
         s[5].time(|| encoder.encode(px(WorkFormat::Rgb, &rgb, w, h), Format::Jpeg, 75))?;
         png_bytes = s[6]
             .time(|| encoder.encode(px(format, &work, w, h), Format::Png, 0))?
+            .bytes
             .len();
         s[7].time(|| lanczos.scale(&work, bpp, w, h, sw, sh, &mut scaled))?;
         s[8].time(|| lanczos.scale(&rgb, 3, w, h, sw, sh, &mut scaled))?;

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::encode::AutoReason;
+
 /// A rectangle in root-window coordinates. Signed origin because masks may describe
 /// windows that hang off the screen edge; `region` additionally requires x, y >= 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -26,9 +28,14 @@ pub struct Size {
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     Jpeg,
+    /// Indexed (8-bit palette) when the frame has at most 256 colours, else RGB8.
     Png,
+    /// Lossless WebP (VP8L).
+    Webp,
     /// Raw packed RGB8, row-major, no padding.
     Rgb,
+    /// Indexed PNG or JPEG, chosen per frame (`encode/auto.rs`); replies name the choice.
+    Auto,
 }
 
 /// `{"op":"capture", …}` after the envelope (`id`, `op`) is removed.
@@ -54,6 +61,15 @@ pub struct CompareRequest {
     pub radius: Option<u32>,
 }
 
+/// `{"op":"settle", …}`: wait until the screen has had no damage for `quiet_ms`, counted
+/// from the later of the request's arrival and the last damage; give up at `max_ms`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettleRequest {
+    pub quiet_ms: u32,
+    pub max_ms: u32,
+}
+
 /// Placeholder for ops that take no arguments; rejects stray fields like the others.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -65,6 +81,9 @@ pub enum Op {
     Info,
     Capture(CaptureRequest),
     Compare(CompareRequest),
+    Settle(SettleRequest),
+    /// Ends the settle wait in progress (answered before this), if any.
+    Cancel,
 }
 
 /// A parsed request. `id` is echoed verbatim (number, string or null).
@@ -107,7 +126,11 @@ pub struct InfoReply {
 pub struct CaptureReply {
     pub width: u32,
     pub height: u32,
+    /// The format of the payload: for `auto`, the one chosen.
     pub format: Format,
+    /// Why `auto` chose `format` (absent for an explicit format).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_reason: Option<AutoReason>,
     pub backend: &'static str,
     pub capture_ms: f64,
     pub convert_ms: f64,
@@ -122,6 +145,24 @@ pub struct CompareReply {
     pub compared: u64,
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SettleReply {
+    /// True when `quiet_ms` passed without damage; false at `max_ms` or when cancelled.
+    pub settled: bool,
+    /// From the request's arrival to the answer.
+    pub waited_ms: f64,
+    /// Damage notifications received while waiting.
+    pub damage_events: u64,
+    /// True when a `cancel` request ended the wait.
+    pub cancelled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CancelReply {
+    /// Whether this cancel ended a settle wait.
+    pub cancelled: bool,
+}
+
 /// The op-specific part of a success header; flattened next to `id` and `ok`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -130,6 +171,8 @@ pub enum Reply {
     Info(InfoReply),
     Capture(CaptureReply),
     Compare(CompareReply),
+    Settle(SettleReply),
+    Cancel(CancelReply),
 }
 
 #[derive(Debug, Serialize)]

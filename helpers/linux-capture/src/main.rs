@@ -5,6 +5,7 @@ use std::io::{self, BufReader, BufWriter};
 use std::process::ExitCode;
 
 use deskgate_capture::cli::{parse_args, Command, USAGE};
+use deskgate_capture::inbox::Inbox;
 use deskgate_capture::service::Service;
 use deskgate_capture::x11::BackendChoice;
 use deskgate_capture::{bench, server};
@@ -44,9 +45,10 @@ fn serve(display: Option<&str>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let input = BufReader::new(io::stdin().lock());
+    // Requests are read on a thread of their own (see inbox.rs) so a settle wait hears a cancel.
+    let inbox = Inbox::spawn(BufReader::new(io::stdin()));
     let output = BufWriter::with_capacity(1 << 20, io::stdout().lock());
-    match server::serve(&mut service, input, output) {
+    match server::serve(&mut service, inbox, output) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("deskgate-capture: protocol pipe failed: {e}");

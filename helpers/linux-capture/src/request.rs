@@ -4,7 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::contract::{CaptureRequest, CompareRequest, NoArgs, Op, Rect, Request};
+use crate::contract::{CaptureRequest, CompareRequest, NoArgs, Op, Rect, Request, SettleRequest};
 
 /// Largest request body accepted; bigger frames are skipped and answered `bad_request`.
 pub const MAX_REQUEST_BYTES: usize = 65536;
@@ -13,6 +13,10 @@ pub const MAX_RADIUS: u32 = 32;
 pub const DEFAULT_RADIUS: u32 = 4;
 pub const DEFAULT_QUALITY: u32 = 75;
 pub const MAX_SLOT_NAME: usize = 64;
+/// `settle` bounds: quiet_ms in 10–2000, max_ms in quiet_ms–30000.
+pub const MIN_QUIET_MS: u32 = 10;
+pub const MAX_QUIET_MS: u32 = 2000;
+pub const MAX_SETTLE_MS: u32 = 30_000;
 /// Masks are window rectangles; anything beyond X's 16-bit coordinate space is a bug.
 const MAX_COORD: i64 = 1 << 16;
 
@@ -42,7 +46,7 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, RequestError> {
         None => {
             return Err(fail(
                 &id,
-                "missing \"op\" (ping, info, capture or compare)".into(),
+                "missing \"op\" (ping, info, capture, compare, settle or cancel)".into(),
             ))
         }
     };
@@ -64,8 +68,14 @@ fn parse_op(op: &str, fields: Map<String, Value>) -> Result<Op, String> {
             check_compare(&req)?;
             Ok(Op::Compare(req))
         }
+        "settle" => {
+            let req = args::<SettleRequest>(op, fields)?;
+            check_settle(&req)?;
+            Ok(Op::Settle(req))
+        }
+        "cancel" => args::<NoArgs>(op, fields).map(|_| Op::Cancel),
         other => Err(format!(
-            "unknown op {other:?} (expected ping, info, capture or compare)"
+            "unknown op {other:?} (expected ping, info, capture, compare, settle or cancel)"
         )),
     }
 }
@@ -107,6 +117,21 @@ fn check_compare(req: &CompareRequest) -> Result<(), String> {
         if r > MAX_RADIUS {
             return Err(format!("radius {r} is out of range 0-{MAX_RADIUS}"));
         }
+    }
+    Ok(())
+}
+
+fn check_settle(req: &SettleRequest) -> Result<(), String> {
+    let SettleRequest { quiet_ms, max_ms } = *req;
+    if !(MIN_QUIET_MS..=MAX_QUIET_MS).contains(&quiet_ms) {
+        return Err(format!(
+            "quiet_ms {quiet_ms} is out of range {MIN_QUIET_MS}-{MAX_QUIET_MS}"
+        ));
+    }
+    if !(quiet_ms..=MAX_SETTLE_MS).contains(&max_ms) {
+        return Err(format!(
+            "max_ms {max_ms} is out of range {quiet_ms}-{MAX_SETTLE_MS} (quiet_ms-{MAX_SETTLE_MS})"
+        ));
     }
     Ok(())
 }

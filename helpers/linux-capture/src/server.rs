@@ -1,23 +1,21 @@
 //! The request loop: one response per request, in order, until stdin closes.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::contract::{ErrorBody, ErrorHeader, ErrorKind, OkHeader};
-use crate::frame::{read_frame, write_frame, Incoming};
+use crate::contract::{CancelReply, ErrorBody, ErrorHeader, ErrorKind, OkHeader, Op, Reply};
+use crate::frame::{write_frame, Incoming};
+use crate::inbox::Inbox;
 use crate::request::{parse_request, MAX_REQUEST_BYTES};
 use crate::service::Service;
 
-/// Serve until EOF on `input`. Only I/O failures on the pipes end the loop with an error;
-/// every request-level problem becomes an error response.
-pub fn serve(
-    service: &mut Service,
-    mut input: impl Read,
-    mut output: impl Write,
-) -> io::Result<()> {
+/// Serve until EOF on the inbox's input. Only I/O failures on the pipes end the loop with
+/// an error; every request-level problem becomes an error response.
+pub fn serve(service: &mut Service, mut inbox: Inbox, mut output: impl Write) -> io::Result<()> {
     loop {
-        let bytes = match read_frame(&mut input, MAX_REQUEST_BYTES)? {
+        let (item, ended_a_wait) = inbox.next_request();
+        let bytes = match item? {
             Incoming::Eof => return Ok(()),
             Incoming::TooLarge(n) => {
                 let message =
@@ -34,7 +32,15 @@ pub fn serve(
                 continue;
             }
         };
-        match service.handle(&request.op) {
+        let outcome = if request.op == Op::Cancel {
+            let reply = CancelReply {
+                cancelled: ended_a_wait,
+            };
+            Ok((Reply::Cancel(reply), Vec::new()))
+        } else {
+            service.handle(&request.op, &mut inbox)
+        };
+        match outcome {
             Ok((reply, payload)) => {
                 let header = OkHeader {
                     id: &request.id,

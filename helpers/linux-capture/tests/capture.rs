@@ -33,12 +33,20 @@ fn check_colours(backend: Option<&str>, expect_backend: &str) {
     let info = h.request(json!({"id": 1, "op": "info"}));
     assert_eq!(info.header["backend"], expect_backend, "{}", info.header);
 
-    for (format, tolerance) in [("rgb", 0), ("png", 0), ("jpeg", 12)] {
-        let r = h.request(json!({"id": format, "op": "capture", "format": format}));
+    // (requested, answered, tolerance): auto picks indexed PNG for this few-colour scene.
+    let formats = [
+        ("rgb", "rgb", 0),
+        ("png", "png", 0),
+        ("jpeg", "jpeg", 12),
+        ("webp", "webp", 0),
+        ("auto", "png", 0),
+    ];
+    for (requested, format, tolerance) in formats {
+        let r = h.request(json!({"id": requested, "op": "capture", "format": requested}));
         let hd = &r.header;
         assert_eq!(
             (hd["id"].as_str(), hd["ok"].as_bool()),
-            (Some(format), Some(true)),
+            (Some(requested), Some(true)),
             "{hd}"
         );
         assert_eq!(
@@ -47,6 +55,10 @@ fn check_colours(backend: Option<&str>, expect_backend: &str) {
         );
         assert_eq!(hd["backend"], expect_backend);
         assert_eq!(hd["format"], format);
+        assert_eq!(
+            hd["auto_reason"].as_str(),
+            (requested == "auto").then_some("palette")
+        );
         for key in ["capture_ms", "convert_ms", "scale_ms", "encode_ms"] {
             assert!(hd[key].as_f64().is_some(), "{key} missing: {hd}");
         }

@@ -1,20 +1,34 @@
-//! Image encoding: JPEG through the system libjpeg-turbo (TurboJPEG API), PNG through
-//! the `png` crate at its fastest level, or raw RGB. One encoder per process so the
-//! TurboJPEG handle and the scratch buffers are reused across captures.
+//! Image encoding: JPEG through the system libjpeg-turbo (TurboJPEG API), PNG (indexed for
+//! screens of at most 256 colours, else RGB8 with fdeflate), lossless WebP (`image-webp`),
+//! raw RGB, and `auto`, which picks PNG or JPEG per frame (`auto.rs`). One encoder per
+//! process so the TurboJPEG handle and the scratch buffers are reused across captures.
 //!
 //! JPEG reads the pipeline's pixels as they are (libjpeg-turbo takes RGBX/BGRX/XRGB/XBGR
-//! and converts to YCbCr in its own SIMD code), so a 32 bpp frame is never converted to
-//! RGB on the way. PNG and raw `rgb` output are RGB8, converted here at output size.
+//! and converts to YCbCr in its own SIMD code), and so does the colour indexer, so a 32 bpp
+//! frame is never converted to RGB on the way to JPEG or indexed PNG. RGB8 PNG, WebP and raw
+//! `rgb` output are converted here at output size.
+
+mod auto;
+pub mod palette;
+pub mod png;
 
 use crate::contract::Format;
 use crate::convert::{to_rgb, WorkFormat};
+
+pub use auto::AutoReason;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EncodeError {
     #[error("JPEG encoder: {0}")]
     Jpeg(#[from] turbojpeg::Error),
     #[error("PNG encoder: {0}")]
-    Png(#[from] png::EncodingError),
+    Png(#[from] ::png::EncodingError),
+    #[error("PNG encoder: deflate: {0}")]
+    Deflate(#[from] std::io::Error),
+    #[error("PNG encoder: image data of {0} bytes exceeds a PNG chunk")]
+    TooLarge(usize),
+    #[error("WebP encoder: {0}")]
+    Webp(#[from] image_webp::EncodingError),
 }
 
 /// Borrowed, packed pixels (rows `width * bytes_per_pixel` bytes apart) in the pipeline's
@@ -27,13 +41,25 @@ pub struct Pixels<'a> {
     pub format: WorkFormat,
 }
 
+/// An encoded image and what it is (never `Format::Auto`).
+#[derive(Debug)]
+pub struct Encoded {
+    pub bytes: Vec<u8>,
+    pub format: Format,
+    /// Why `auto` chose `format`; None for an explicit format.
+    pub auto: Option<AutoReason>,
+}
+
 pub struct Encoder {
     jpeg: turbojpeg::Compressor,
-    /// RGB8 scratch for PNG, reused across calls.
+    /// RGB8 scratch for RGB PNG and WebP, reused across calls.
     rgb: Vec<u8>,
     /// libjpeg-turbo's output, sized for the worst case and reused across calls (cheaper
     /// than letting it allocate and grow a fresh buffer each time).
     jpeg_out: Vec<u8>,
+    indexer: palette::Indexer,
+    /// Filtered rows of one band for the indexed PNG writer.
+    band: Vec<u8>,
 }
 
 impl Encoder {
@@ -46,31 +72,64 @@ impl Encoder {
             jpeg,
             rgb: Vec::new(),
             jpeg_out: Vec::new(),
+            indexer: palette::Indexer::default(),
+            band: Vec::new(),
         })
     }
 
-    /// Encode `px` as `format`. `quality` applies to JPEG only.
+    /// Encode `px` as `format`. `quality` applies to JPEG only (and to `auto` when it
+    /// chooses JPEG).
     pub fn encode(
         &mut self,
         px: Pixels<'_>,
         format: Format,
         quality: u32,
-    ) -> Result<Vec<u8>, EncodeError> {
-        match format {
+    ) -> Result<Encoded, EncodeError> {
+        let bytes = match format {
+            Format::Auto => return self.auto(px, quality),
             Format::Rgb => {
                 let mut out = Vec::new();
                 rgb_of(px, &mut out);
-                Ok(out)
-            }
-            Format::Jpeg => self.jpeg(px, quality),
-            Format::Png => {
-                let mut rgb = std::mem::take(&mut self.rgb);
-                rgb_of(px, &mut rgb);
-                let out = png_encode(&rgb, px.width, px.height);
-                self.rgb = rgb;
                 out
             }
+            Format::Jpeg => self.jpeg(px, quality)?,
+            Format::Png => self.png(px)?,
+            Format::Webp => {
+                let mut rgb = std::mem::take(&mut self.rgb);
+                rgb_of(px, &mut rgb);
+                let out = webp(&rgb, px.width, px.height);
+                self.rgb = rgb;
+                out?
+            }
+        };
+        Ok(Encoded {
+            bytes,
+            format,
+            auto: None,
+        })
+    }
+
+    /// Indexed PNG when the frame has at most 256 colours, else RGB8 PNG.
+    fn png(&mut self, px: Pixels<'_>) -> Result<Vec<u8>, EncodeError> {
+        if self.indexer.index(px) {
+            let ix = &self.indexer;
+            match png::indexed(
+                &ix.indices,
+                &ix.palette,
+                px.width,
+                px.height,
+                None,
+                &mut self.band,
+            )? {
+                png::Indexed::Done(bytes) => return Ok(bytes),
+                other => unreachable!("indexed PNG without a budget gave up: {other:?}"),
+            }
         }
+        let mut rgb = std::mem::take(&mut self.rgb);
+        rgb_of(px, &mut rgb);
+        let out = png::rgb(&rgb, px.width, px.height);
+        self.rgb = rgb;
+        out
     }
 
     fn jpeg(&mut self, px: Pixels<'_>, quality: u32) -> Result<Vec<u8>, EncodeError> {
@@ -92,6 +151,19 @@ impl Encoder {
         let len = self.jpeg.compress_to_slice(image, &mut self.jpeg_out)?;
         Ok(self.jpeg_out[..len].to_vec())
     }
+}
+
+/// Lossless WebP (VP8L) from RGB8: `image-webp`'s encoder (subtract-green and a fixed
+/// predictor, Huffman codes, no LZ77 matching).
+fn webp(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, EncodeError> {
+    let mut out = Vec::with_capacity(rgb.len() / 8);
+    image_webp::WebPEncoder::new(&mut out).encode(
+        rgb,
+        width,
+        height,
+        image_webp::ColorType::Rgb8,
+    )?;
+    Ok(out)
 }
 
 /// The TurboJPEG pixel format that reads `format` as it is.
@@ -122,19 +194,6 @@ fn rgb_of(px: Pixels<'_>, out: &mut Vec<u8>) {
     );
 }
 
-fn png_encode(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, EncodeError> {
-    // Screens compress well; a quarter of the raw size is a fair first guess.
-    let mut out = Vec::with_capacity(rgb.len() / 4);
-    let mut encoder = png::Encoder::new(&mut out, width, height);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fast);
-    let mut writer = encoder.write_header()?;
-    writer.write_image_data(rgb)?;
-    writer.finish()?;
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,7 +215,11 @@ mod tests {
             height: 1,
             format: bgrx(),
         };
-        let out = Encoder::new().unwrap().encode(px, Format::Rgb, 75).unwrap();
+        let out = Encoder::new()
+            .unwrap()
+            .encode(px, Format::Rgb, 75)
+            .unwrap()
+            .bytes;
         assert_eq!(out, [255, 0, 0, 0, 0, 255]);
     }
 
@@ -174,7 +237,7 @@ mod tests {
                 height: 16,
                 format,
             };
-            let jpeg = enc.encode(px, Format::Jpeg, 90).unwrap();
+            let jpeg = enc.encode(px, Format::Jpeg, 90).unwrap().bytes;
             let mut d = turbojpeg::Decompressor::new().unwrap();
             let header = d.read_header(&jpeg).unwrap();
             let mut rgb = turbojpeg::Image {

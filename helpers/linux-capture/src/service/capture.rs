@@ -77,7 +77,7 @@ pub fn run(
 
     let start = Instant::now();
     let quality = req.quality.unwrap_or(DEFAULT_QUALITY);
-    let payload = tools
+    let encoded = tools
         .encoder
         .encode(out, req.format, quality)
         .map_err(|e| ServiceError::CaptureFailed(e.to_string()))?;
@@ -86,14 +86,15 @@ pub fn run(
     let reply = CaptureReply {
         width,
         height,
-        format: req.format,
+        format: encoded.format,
+        auto_reason: encoded.auto,
         backend,
         capture_ms,
         convert_ms,
         scale_ms,
         encode_ms,
     };
-    Ok((Reply::Capture(reply), payload))
+    Ok((Reply::Capture(reply), encoded.bytes))
 }
 
 pub(super) fn describe(r: &Rect) -> String {

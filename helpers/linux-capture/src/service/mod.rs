@@ -4,17 +4,19 @@
 mod capture;
 mod compare;
 mod info;
+mod settle;
 
 use std::time::Instant;
 
-use crate::contract::{Op, Rect, Reply};
+use crate::contract::{CancelReply, Op, Rect, Reply};
 use crate::convert::{pack, PixelLayout, WorkFormat};
 use crate::encode::{EncodeError, Encoder, Pixels};
 use crate::error::ServiceError;
+use crate::inbox::Waiter;
 use crate::mask::apply_masks;
 use crate::scale::Scaler;
 use crate::slots::SlotStore;
-use crate::x11::{BackendChoice, Cascade, Display, RawFrame};
+use crate::x11::{BackendChoice, Cascade, DamageWatch, Display, RawFrame};
 
 /// The display and its capture backends, present once the connection is up.
 pub struct Desktop {
@@ -120,6 +122,8 @@ pub struct Service {
     lost: Option<String>,
     slots: SlotStore,
     tools: Tools,
+    /// Screen changes, tracked from startup on a connection of its own (for `settle`).
+    damage: DamageWatch,
 }
 
 /// A success: the reply header fields and the (possibly empty) payload.
@@ -129,6 +133,7 @@ impl Service {
     /// Connect to `display` (None = `$DISPLAY`). A failed connection does not stop the
     /// helper: requests are answered with `display_error` naming the cause.
     pub fn connect(display: Option<&str>, choice: BackendChoice) -> Result<Self, EncodeError> {
+        let damage = DamageWatch::start(display);
         let desktop = Display::connect(display)
             .map(|display| {
                 let cascade = Cascade::new(&display, choice);
@@ -149,10 +154,12 @@ impl Service {
             lost: None,
             slots: SlotStore::default(),
             tools,
+            damage,
         })
     }
 
-    pub fn handle(&mut self, op: &Op) -> Result<Outcome, ServiceError> {
+    /// Serve one request. `waiter` is where a `settle` waits (and hears a `cancel`).
+    pub fn handle(&mut self, op: &Op, waiter: &mut dyn Waiter) -> Result<Outcome, ServiceError> {
         if let Some(why) = &self.lost {
             return Err(ServiceError::Display(format!(
                 "X connection lost earlier: {why}"
@@ -169,6 +176,11 @@ impl Service {
             Op::Compare(req) => {
                 compare::run(desktop, &mut self.slots, req).map(|r| (Reply::Compare(r), Vec::new()))
             }
+            Op::Settle(req) => {
+                settle::run(&self.damage, req, waiter).map(|r| (Reply::Settle(r), Vec::new()))
+            }
+            // The server answers cancels itself (it knows whether one ended a wait).
+            Op::Cancel => Ok((Reply::Cancel(CancelReply { cancelled: false }), Vec::new())),
         };
         if let Err(ServiceError::Display(why)) = &result {
             eprintln!("deskgate-capture: {why}; answering display_error from now on");

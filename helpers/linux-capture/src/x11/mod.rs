@@ -3,6 +3,7 @@
 
 mod backend;
 mod cascade;
+mod damage;
 mod display;
 mod error;
 mod getimage;
@@ -11,6 +12,7 @@ mod shm;
 
 pub use backend::{Backend, RawFrame};
 pub use cascade::{BackendChoice, Cascade, CascadeError};
+pub use damage::{DamageSnapshot, DamageWatch};
 pub use display::Display;
 pub use error::X11Error;
 pub use getimage::GetImageBackend;

@@ -2,9 +2,11 @@
 //! with x11rb, and the built helper binary spoken to over its pipes.
 #![allow(dead_code, unused_imports)] // each test binary uses a different subset
 
+mod animate;
 mod helper;
 mod xvfb;
 
+pub use animate::Animation;
 pub use helper::{Helper, Response};
 pub use xvfb::Xvfb;
 
@@ -19,12 +21,25 @@ pub fn decode(format: &str, payload: &[u8]) -> (u32, u32, Vec<u8>) {
             (info.width.into(), info.height.into(), pixels)
         }
         "png" => {
-            let mut reader = png::Decoder::new(payload).read_info().expect("valid PNG");
+            // Indexed PNGs (screens of ≤ 256 colours) expand to RGB8 like RGB ones.
+            let mut decoder = png::Decoder::new(payload);
+            decoder.set_transformations(png::Transformations::EXPAND);
+            let mut reader = decoder.read_info().expect("valid PNG");
             let mut buf = vec![0; reader.output_buffer_size()];
             let info = reader.next_frame(&mut buf).expect("PNG frame");
             assert_eq!(info.color_type, png::ColorType::Rgb);
             buf.truncate(info.buffer_size());
             (info.width, info.height, buf)
+        }
+        "webp" => {
+            let mut d =
+                image_webp::WebPDecoder::new(std::io::Cursor::new(payload)).expect("valid WebP");
+            assert!(!d.is_lossy(), "WebP is lossless");
+            assert!(!d.has_alpha(), "WebP has no alpha");
+            let (w, h) = d.dimensions();
+            let mut buf = vec![0; d.output_buffer_size().expect("WebP size")];
+            d.read_image(&mut buf).expect("WebP image");
+            (w, h, buf)
         }
         other => panic!("cannot decode {other}"),
     }

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
-    ChangeWindowAttributesAux, ConnectionExt as _, CreateWindowAux, Window, WindowClass,
+    ChangeWindowAttributesAux, ConnectionExt as _, CreateGCAux, CreateWindowAux, ImageFormat,
+    Window, WindowClass,
 };
 use x11rb::rust_connection::RustConnection;
 use x11rb::COPY_DEPTH_FROM_PARENT;
@@ -168,5 +169,50 @@ impl Xvfb {
 impl Drop for Xvfb {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+impl Xvfb {
+    /// An unmanaged window showing `rgb(x, y)` (window coordinates), mapped and drawn when
+    /// this returns. Assumes the usual depth-24, 32 bpp, LSB-first server (BGRX pixels).
+    pub fn image(
+        &self,
+        x: i16,
+        y: i16,
+        width: u16,
+        height: u16,
+        rgb: impl Fn(u32, u32) -> [u8; 3],
+    ) -> Window {
+        let win = self.window(x, y, width, height, 0);
+        let gc = self.conn.generate_id().unwrap();
+        self.conn.create_gc(gc, win, &CreateGCAux::new()).unwrap();
+        // A few rows per request keeps each PutImage under the server's request limit.
+        let rows = (60_000 / (usize::from(width) * 4)).max(1) as u16;
+        for top in (0..height).step_by(rows.into()) {
+            let h = rows.min(height - top);
+            let data: Vec<u8> = (top..top + h)
+                .flat_map(|py| (0..width).map(move |px| (u32::from(px), u32::from(py))))
+                .flat_map(|(px, py)| {
+                    let [r, g, b] = rgb(px, py);
+                    [b, g, r, 0]
+                })
+                .collect();
+            self.conn
+                .put_image(
+                    ImageFormat::Z_PIXMAP,
+                    win,
+                    gc,
+                    width,
+                    h,
+                    0,
+                    top as i16,
+                    0,
+                    24,
+                    &data,
+                )
+                .unwrap();
+        }
+        self.sync();
+        win
     }
 }

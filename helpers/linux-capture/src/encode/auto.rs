@@ -1,0 +1,174 @@
+//! `format: "auto"`: indexed PNG when the frame is screen content that compresses well,
+//! JPEG otherwise. The rule, in order:
+//!
+//! 1. Index the colours (one pass; it stops at the 257th distinct colour). More than 256
+//!    colours (photos, video, scaled frames) → JPEG.
+//! 2. Write the indexed PNG in bands of rows. If, after any band, the time since step 1
+//!    began exceeds `MS_PER_MEGAPIXEL` × the frame's megapixels (about twice JPEG's own
+//!    encode time on the reference machine) or the output exceeds `MAX_BYTES_PER_PIXEL`
+//!    (0.25 bytes a pixel: a text-heavy screen's JPEG q75 is ~0.3, its indexed PNG ~0.07),
+//!    stop and encode JPEG instead.
+//! 3. Otherwise the PNG is the answer.
+//!
+//! So a frame costs the index pass plus one encoder in the usual cases, and at most the
+//! budget plus a JPEG encode in the worst. The time check makes the choice depend on load
+//! for frames near the budget; the reply says why it chose (`auto_reason`).
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::png::{self, Budget, Indexed};
+use super::{EncodeError, Encoded, Encoder, Pixels};
+use crate::contract::Format;
+
+/// Time budget for the index pass plus the indexed PNG, per megapixel of output.
+pub const MS_PER_MEGAPIXEL: f64 = 5.0;
+/// Never less than this, so tiny frames are not refused on timer noise.
+const MIN_BUDGET_MS: f64 = 1.0;
+/// Largest indexed PNG `auto` sends, in bytes per pixel.
+pub const MAX_BYTES_PER_PIXEL: f64 = 0.25;
+
+/// Why `auto` picked the format it did (reported as `auto_reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AutoReason {
+    /// ≤ 256 colours and the indexed PNG fit the budget: PNG.
+    Palette,
+    /// More than 256 colours: JPEG.
+    Colours,
+    /// The indexed PNG ran over the time budget: JPEG.
+    Time,
+    /// The indexed PNG ran over the size budget: JPEG.
+    Bytes,
+}
+
+impl Encoder {
+    pub(super) fn auto(&mut self, px: Pixels<'_>, quality: u32) -> Result<Encoded, EncodeError> {
+        let pixels = f64::from(px.width) * f64::from(px.height);
+        let budget_ms = (pixels / 1e6 * MS_PER_MEGAPIXEL).max(MIN_BUDGET_MS);
+        self.auto_with(px, quality, budget_ms)
+    }
+
+    fn auto_with(
+        &mut self,
+        px: Pixels<'_>,
+        quality: u32,
+        budget_ms: f64,
+    ) -> Result<Encoded, EncodeError> {
+        let start = Instant::now();
+        let pixels = px.width as usize * px.height as usize;
+        let reason = if self.indexer.index(px) {
+            let budget = Budget {
+                deadline: start + Duration::from_secs_f64(budget_ms / 1e3),
+                max_bytes: (pixels as f64 * MAX_BYTES_PER_PIXEL) as usize,
+            };
+            let ix = &self.indexer;
+            let outcome = png::indexed(
+                &ix.indices,
+                &ix.palette,
+                px.width,
+                px.height,
+                Some(&budget),
+                &mut self.band,
+            )?;
+            match outcome {
+                Indexed::Done(bytes) => {
+                    return Ok(Encoded {
+                        bytes,
+                        format: Format::Png,
+                        auto: Some(AutoReason::Palette),
+                    })
+                }
+                Indexed::OverTime => AutoReason::Time,
+                Indexed::OverBytes => AutoReason::Bytes,
+            }
+        } else {
+            AutoReason::Colours
+        };
+        Ok(Encoded {
+            bytes: self.jpeg(px, quality)?,
+            format: Format::Jpeg,
+            auto: Some(reason),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::WorkFormat;
+
+    const BGRX: WorkFormat = WorkFormat::Native4 {
+        red: 2,
+        green: 1,
+        blue: 0,
+    };
+
+    /// A `w`×`h` BGRX frame whose pixel (x, y) is `colour(x, y)` (RGB).
+    fn frame(w: u32, h: u32, colour: impl Fn(u32, u32) -> [u8; 3]) -> Vec<u8> {
+        (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .flat_map(|(x, y)| {
+                let [r, g, b] = colour(x, y);
+                [b, g, r, 0]
+            })
+            .collect()
+    }
+
+    fn px(data: &[u8], w: u32, h: u32) -> Pixels<'_> {
+        Pixels {
+            data,
+            width: w,
+            height: h,
+            format: BGRX,
+        }
+    }
+
+    #[test]
+    fn few_colours_become_png_many_become_jpeg() {
+        let mut enc = Encoder::new().unwrap();
+        let stripes = frame(64, 64, |x, _| {
+            if x % 8 < 4 {
+                [250, 250, 250]
+            } else {
+                [20, 40, 200]
+            }
+        });
+        let e = enc.auto_with(px(&stripes, 64, 64), 75, 1e6).unwrap();
+        assert_eq!((e.format, e.auto), (Format::Png, Some(AutoReason::Palette)));
+        assert!(e.bytes.starts_with(b"\x89PNG"));
+
+        let gradient = frame(64, 64, |x, y| [(x * 4) as u8, (y * 4) as u8, 90]);
+        let e = enc.auto_with(px(&gradient, 64, 64), 75, 1e6).unwrap();
+        assert_eq!(
+            (e.format, e.auto),
+            (Format::Jpeg, Some(AutoReason::Colours))
+        );
+        assert!(e.bytes.starts_with(&[0xff, 0xd8]));
+    }
+
+    #[test]
+    fn budget_overruns_fall_back_to_jpeg() {
+        let mut enc = Encoder::new().unwrap();
+        // ≤ 256 colours but noise: the indexed PNG is far above 0.25 bytes a pixel.
+        let noise = frame(256, 256, |x, y| {
+            let s = (y * 256 + x).wrapping_mul(2_654_435_761).rotate_left(13);
+            let v = (s.wrapping_mul(1_103_515_245) >> 24) as u8;
+            [v, v, v]
+        });
+        let e = enc.auto_with(px(&noise, 256, 256), 75, 1e6).unwrap();
+        assert_eq!((e.format, e.auto), (Format::Jpeg, Some(AutoReason::Bytes)));
+
+        // A zero budget has run out by the first check (after the first band of rows).
+        let stripes = frame(64, 64, |x, _| {
+            if x % 8 < 4 {
+                [250, 250, 250]
+            } else {
+                [0, 0, 0]
+            }
+        });
+        let e = enc.auto_with(px(&stripes, 64, 64), 75, 0.0).unwrap();
+        assert_eq!((e.format, e.auto), (Format::Jpeg, Some(AutoReason::Time)));
+    }
+}
