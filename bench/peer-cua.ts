@@ -126,9 +126,10 @@ export async function startCuaPeer(size: { width: number; height: number }): Pro
         return false;
       }
     });
-    const panel = spawn('tint2', ['-c', join(DESKTOP_DIR, 'tint2/tint2rc')], { env, stdio: 'ignore' });
-    panel.on('error', () => undefined);
-    children.push(panel);
+    // The panel as deskgate's desktops have it (DESKGATE_DESKTOP_PANEL, on by default).
+    const panel = /^(0|false|no|off)$/i.test(process.env.DESKGATE_DESKTOP_PANEL ?? '') ? undefined : spawn('tint2', ['-c', join(DESKTOP_DIR, 'tint2/tint2rc')], { env, stdio: 'ignore' });
+    panel?.on('error', () => undefined);
+    if (panel) children.push(panel);
     children.push(await showContent(display));
     const port = await freePort();
     const logDir = mkdtempSync(join(tmpdir(), 'deskgate-bench-cua-'));
@@ -156,7 +157,7 @@ export async function startCuaPeer(size: { width: number; height: number }): Pro
     });
     const startupMs = performance.now() - started;
     writeFileSync(join(logDir, 'server.log'), log.join(''));
-    return { url: `${url}/mcp`, display, version, serverPid: server.pid!, xvfbPid: xvfb.pid!, wmPid: wm.pid!, panelPid: panel.pid ?? 0, startupMs, stop };
+    return { url: `${url}/mcp`, display, version, serverPid: server.pid!, xvfbPid: xvfb.pid!, wmPid: wm.pid!, panelPid: panel?.pid ?? 0, startupMs, stop };
   } catch (error) {
     stop();
     throw error;
