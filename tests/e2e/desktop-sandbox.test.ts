@@ -187,6 +187,11 @@ describe('the desktop as part of the sandbox', () => {
       ['scroll on the background', [['click', ...background, 4], ['click', ...background, 5]]],
       ['right-click on the title bar', [['click', ...titlebar, 3]]],
       ['middle-click on the title bar', [['click', ...titlebar, 2]]],
+      // The panel (tint2, 30 px along the bottom of the 1280×800 screen): a taskbar and a clock only.
+      ['right-click on the panel', [['click', 700, 785, 3]]],
+      ['middle-click on the panel', [['click', 700, 785, 2]]],
+      ['left-click on the panel', [['click', 700, 785, 1]]],
+      ['clicks on the clock', [['click', 1260, 785, 1], ['click', 1260, 785, 3], ['click', 1260, 785, 2]]],
       ['alt+F4', [['keys', ['Alt_L', 'F4']]]],
       ['ctrl+alt+T', [['keys', ['Control_L', 'Alt_L', 't']]]],
       ['alt+F2', [['keys', ['Alt_L', 'F2']]]],
