@@ -40,7 +40,7 @@ export class Probe {
     readonly ready: ReadyEvent,
   ) {}
 
-  static async start(display: string, options: { color?: string; geometry?: string; title?: string; wmClass?: string } = {}): Promise<Probe> {
+  static async start(display: string, options: { color?: string; geometry?: string; title?: string; wmClass?: string; xauthority?: string } = {}): Promise<Probe> {
     const eventsFile = join(mkdtempSync(join(tmpdir(), 'deskgate-probe-')), 'events.jsonl');
     const child = spawn(
       '/usr/bin/python3',
@@ -52,7 +52,7 @@ export class Probe {
         '--title', options.title ?? 'deskgate probe',
         '--class', options.wmClass ?? 'DeskgateProbe',
       ],
-      { env: { ...process.env, DISPLAY: display }, stdio: 'ignore' },
+      { env: { ...process.env, DISPLAY: display, ...(options.xauthority ? { XAUTHORITY: options.xauthority } : {}) }, stdio: 'ignore' },
     );
     const probe = new Probe(child, eventsFile, undefined as never);
     const ready = (await probe.waitFor((event) => event.type === 'ready', 15_000)) as unknown as ReadyEvent;

@@ -8,5 +8,6 @@ import { hiddenAreas } from '../gates/window-geometry.ts';
 import type { ToolContext } from './define-tool.ts';
 
 export async function ungrantedAreas({ executor, state }: ToolContext): Promise<Rect[]> {
-  return hiddenAreas(await executor.listWindows(), (window) => grantFor(window, state.grants) !== undefined);
+  // The desktop's own windows (its panel) show; every app not granted is blacked out.
+  return hiddenAreas(await executor.listWindows(), (window) => window.role === 'desktop' || grantFor(window, state.grants) !== undefined);
 }

@@ -37,7 +37,7 @@ export class Desktop {
     maxProcesses: number,
   ) {
     this.launcher = new ProcessLauncher(handle.env, { runAs: handle.runAs, tasks: handle.tasks, maxTasks: maxProcesses });
-    this.executor = new LinuxExecutor(capture, input, this.launcher);
+    this.executor = new LinuxExecutor(capture, input, this.launcher, undefined, () => [handle.pids.panel]);
     handle.onFailure((reason) => {
       this.failure ??= reason;
       for (const listener of this.failureListeners.splice(0)) listener(reason);

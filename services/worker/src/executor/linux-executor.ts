@@ -91,6 +91,8 @@ export class LinuxExecutor implements Executor {
     private readonly launcher: ProcessLauncher,
     /** Installed apps, to name a window by its .desktop id. */
     private readonly desktopIds: DesktopIndex = workerDesktopIndex,
+    /** The desktop's own processes (its panel): their windows are part of the desktop, not apps. */
+    private readonly furniturePids: () => readonly number[] = () => [],
   ) {}
 
   private toApp(raw: RawApp): AppInfo {
@@ -98,7 +100,8 @@ export class LinuxExecutor implements Executor {
   }
 
   private toWindow(raw: RawWindow): WindowInfo {
-    return { ...this.toApp({ ...raw, window: raw.id }), window: raw.id, x: raw.x, y: raw.y, width: raw.width, height: raw.height, mapped: raw.mapped };
+    const role = raw.pid !== null && this.furniturePids().includes(raw.pid) ? 'desktop' : 'app';
+    return { ...this.toApp({ ...raw, window: raw.id }), window: raw.id, x: raw.x, y: raw.y, width: raw.width, height: raw.height, mapped: raw.mapped, role };
   }
 
   private toSurface(raw: RawSurface): WindowSurface {
@@ -234,6 +237,8 @@ export class LinuxExecutor implements Executor {
     try {
       return await this.launcher.launch(command, env);
     } catch (error) {
+      // The launcher's own refusals (no entry, the process cap) already say what to do.
+      if (error instanceof ToolError) throw error;
       throw new ToolError('executor_failed', error instanceof Error ? error.message : String(error));
     }
   }

@@ -104,7 +104,8 @@ export async function findLauncher(app: string, { dirs, extra }: LaunchOptions =
   }
   const refusal = refusalOf(match);
   if (refusal) {
-    throw new ToolError('bad_args', `"${app}" may not be opened: ${refusal} (${match.path}). Only the operator can allow it (DESKGATE_LAUNCH_EXTRA).`);
+    throw new ToolError('bad_args', `"${app}" may not be opened: ${refusal} (entry ${match.id}.desktop). Only the operator can allow it (DESKGATE_LAUNCH_EXTRA).`);
   }
-  return { command: match.exec, source: match.path };
+  // The source is shown to the agent: the entry's id, never a path on the host.
+  return { command: match.exec, source: `${match.id}.desktop` };
 }

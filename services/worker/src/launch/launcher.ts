@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { ToolError } from '@deskgate/computer-use';
 
 /**
  * Whether a process group still has a live member. Zombies do not count: a member orphaned
@@ -79,8 +80,9 @@ export class ProcessLauncher {
     if (!executable) throw new Error(`cannot start ${file}: no such executable`);
     const used = this.limits.tasks();
     if (used >= this.limits.maxTasks) {
-      throw new Error(
-        `cannot start ${file}: this desktop already runs ${used} processes and threads, its limit is ${this.limits.maxTasks}. Close an app (or end the session) before starting another.`,
+      throw new ToolError(
+        'quota_exceeded',
+        `cannot start ${basename(file)}: this desktop already runs ${used} processes and threads, its limit is ${this.limits.maxTasks}. Close an app (or end the session) before starting another.`,
       );
     }
     const [wrapper, ...wrapped] = this.limits.runAs([executable, ...args]);
