@@ -110,7 +110,7 @@ export async function startCuaPeer(size: { width: number; height: number }): Pro
   const version = execFileSync(python, ['-c', `import importlib.metadata as m; print(m.version('${CUA_PACKAGE}'))`]).toString().trim();
   const children: ChildProcess[] = [];
   const stop = () => {
-    for (const child of children.reverse()) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const child of [...children].reverse()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   try {
     const { xvfb, display } = await startXvfb(size);
@@ -613,7 +613,9 @@ export async function sideBySideOnOwnStack(options: OwnStackOptions): Promise<Co
     tenant: 'bench',
     logDir: mkdtempSync(join(tmpdir(), 'deskgate-bench-side-by-side-')),
   });
-  options.onCleanup?.(() => stack.stop());
+  let stopping: Promise<void> | undefined;
+  const stopStack = () => (stopping ??= stack.stop());
+  options.onCleanup?.(stopStack);
   let xterm: ChildProcess | undefined;
   try {
     const session = 'side-by-side';
@@ -638,7 +640,7 @@ export async function sideBySideOnOwnStack(options: OwnStackOptions): Promise<Co
     return await runSideBySide({ ...options, stack, session, onStarted: (stop) => options.onCleanup?.(stop) });
   } finally {
     xterm?.kill('SIGKILL');
-    await stack.stop();
+    await stopStack();
   }
 }
 
