@@ -92,6 +92,20 @@ export interface GateFacts {
   buttonsHeld: MouseButton[];
 }
 
+/**
+ * What the gates judged an input action on, for the input layer to re-check at the moment it
+ * sends: the gates read the desktop a millisecond before the input arrives, and the window
+ * manager or an app may move the focus or map a window in between. The input layer sends only
+ * while the guard still holds — checked and sent under one X server grab, so nothing can change
+ * between the check and the input — and otherwise refuses (ToolError 'stale_screenshot').
+ */
+export interface InputGuard {
+  /** Keys: the top-level client window that must hold the X input focus. */
+  focus?: number;
+  /** Pointer input: what must be at each point (the same hit-test as gateFacts). */
+  at?: { point: Point; kind: WindowSurfaceKind; window: number | null }[];
+}
+
 /** How long to wait for the screen to stop changing (XDamage), and what happened. */
 export interface SettleRequest {
   /** The screen counts as settled after this long without damage. */
@@ -131,6 +145,8 @@ export interface Executor {
   listWindows(): Promise<WindowInfo[]>;
   /** What the gates need before an input action, in one round trip; `points` are the action's targets. */
   gateFacts(points: Point[]): Promise<GateFacts>;
+  /** Holds every input sent from now on to what the gates judged (null: no guard). Set by the gates, per call. */
+  guard(guard: InputGuard | null): void;
   iconify(window: number): Promise<void>;
   /** Maps (if iconified), raises and focuses a top-level window. */
   activate(window: number): Promise<void>;
