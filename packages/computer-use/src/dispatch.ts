@@ -44,7 +44,12 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Call
     const full = toolContext(context);
     const refusal = await runGates(tool, valid, full);
     if (refusal) return errorResult(refusal.kind, refusal.message);
-    return await tool.handle(valid, full);
+    try {
+      return await tool.handle(valid, full);
+    } finally {
+      // The guard the gates set holds this call's input only.
+      if (tool.gated) context.executor.guard(null);
+    }
   }, context);
 }
 

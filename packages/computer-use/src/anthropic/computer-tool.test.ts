@@ -40,6 +40,7 @@ function desktop({ settle = async () => ({ settled: true, waitedMs: 42 }) }: { s
     key: async (chords: number[][], repeat: number) => void log.push(`key ${chords.length} chord(s) x${repeat}`),
     holdKey: async (_chords: number[][], seconds: number) => void log.push(`hold ${seconds}`),
     waitForSettle: async (request: SettleRequest) => (log.push(`settle ${request.quietMs}/${request.maxMs}`), settle(request)),
+    guard: () => undefined,
   } as unknown as Executor;
   const state = initialSessionState();
   state.grants.apps.push({ app: 'DeskgateProbe', tier: 'full', category: 'other' });

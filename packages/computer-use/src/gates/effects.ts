@@ -1,11 +1,13 @@
 /**
  * What the gates do to the desktop, after the verdicts and before the action: hide windows of
  * apps the session may not touch (even when the action was refused — the next screenshot then
- * shows the desktop without them), give the keyboard focus to the granted window a click lands
- * on when no granted app holds it, and run the clipboard guard for the app in front.
+ * shows the desktop without them); for an action that will run, move the focus to the window a
+ * press lands on *before* the press (the window manager would do it right after, asynchronously,
+ * and keys judged against the old focus must never land in the new one), run the clipboard
+ * guard for the app in front, and hand the input layer the guard it re-checks when it sends.
  */
 import { grantFor } from '../access/grants.ts';
-import type { AppInfo } from '../executor.ts';
+import type { AppInfo, InputGuard } from '../executor.ts';
 import type { ToolContext } from '../tools/define-tool.ts';
 import { guardClipboard } from './clipboard-guard.ts';
 import type { Facts } from './facts.ts';
@@ -18,17 +20,22 @@ export async function hideStrangers(facts: Facts, { executor, state }: ToolConte
   }
 }
 
-const grantedApp = (app: AppInfo | null, facts: Facts) => (app && grantFor(app, facts.grants) ? app : undefined);
+const grantedApp = (app: AppInfo | null | undefined, facts: Facts) => (app && grantFor(app, facts.grants) ? app : undefined);
 
-/** Before an allowed action: focus for a click, then the clipboard guard for whatever will be in front. */
+/** What the input layer must still find when it sends: the focus for keys, the surfaces at the points for the pointer. */
+export function guardOf(facts: Facts): InputGuard {
+  if (facts.keyboard) return { focus: facts.focus.window ?? 0 };
+  return { at: facts.targets.map(({ point, surface }) => ({ point, kind: surface.kind, window: surface.window })) };
+}
+
+/** Before an allowed action: focus for a press, the clipboard guard for whatever will be in front, then the input guard. */
 export async function prepareInput(facts: Facts, context: ToolContext): Promise<void> {
-  const focusGranted = (facts.focus.kind === 'client' || facts.focus.kind === 'popup') && grantedApp(facts.focus.app, facts);
   const last = facts.targets.at(-1)?.surface;
-  let front = focusGranted ? facts.focus.app ?? undefined : undefined;
-  if (!facts.keyboard && last?.kind === 'client' && last.window !== null) {
-    // The click would focus its window anyway; doing it first means no input ever lands while an ungranted app (or nothing) holds the focus.
-    if (!focusGranted) await context.executor.activate(last.window);
+  let front = grantedApp(facts.focus.app, facts);
+  if (facts.focuses && last?.kind === 'client' && last.window !== null) {
+    if (facts.focus.window !== last.window) await context.executor.activate(last.window);
     front = last.app ?? undefined;
   }
-  await guardClipboard(grantedApp(front ?? null, facts), context);
+  await guardClipboard(grantedApp(front, facts), context);
+  context.executor.guard(guardOf(facts));
 }

@@ -27,6 +27,8 @@ export interface Facts {
   targets: Target[];
   /** The action types into the focused window. */
   keyboard: boolean;
+  /** The action presses a button, which moves the focus to the window pressed on. */
+  focuses: boolean;
   focus: WindowSurface;
   windows: WindowInfo[];
   cursor: Point;
@@ -75,6 +77,7 @@ export async function gatherFacts(tool: ToolDefinition, kind: ActionKind, rawArg
     policy,
     targets,
     keyboard: specs.keyboard,
+    focuses: specs.focuses,
     focus: facts.focus,
     windows: facts.windows,
     cursor: facts.cursor,

@@ -19,7 +19,7 @@ const G = grants([
 
 function facts(over: Partial<Facts>): Facts {
   return {
-    tool: 'left_click', kind: 'mouse', grants: G, policy: defaultPolicy(), targets: [], keyboard: false,
+    tool: 'left_click', kind: 'mouse', grants: G, policy: defaultPolicy(), targets: [], keyboard: false, focuses: false,
     focus: client(EDITOR), windows: [], cursor: { x: 0, y: 0 }, buttonsHeld: [], unchanged: true, chords: null, ...over,
   };
 }

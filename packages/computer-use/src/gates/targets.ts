@@ -16,6 +16,8 @@ export interface ActionTargets {
   points: TargetSpec[];
   /** Keys go to the window holding the X input focus. */
   keyboard: boolean;
+  /** A button press: the window manager gives the focus to the window pressed on. */
+  focuses: boolean;
 }
 
 interface TargetArgs {
@@ -30,17 +32,18 @@ export function targetsOf(tool: string, args: TargetArgs, kind: ActionKind, stat
     case 'triple_click':
     case 'right_click':
     case 'middle_click':
+      return { points: [{ from: 'coordinate', needs: kind }], keyboard: false, focuses: true };
     case 'scroll':
     case 'mouse_move':
-      return { points: [{ from: 'coordinate', needs: kind }], keyboard: false };
+      return { points: [{ from: 'coordinate', needs: kind }], keyboard: false, focuses: false };
     case 'left_click_drag':
-      return { points: [{ from: args.start_coordinate ? 'start_coordinate' : 'pointer', needs: 'mouse' }, { from: 'coordinate', needs: 'mouse_full' }], keyboard: false };
+      return { points: [{ from: args.start_coordinate ? 'start_coordinate' : 'pointer', needs: 'mouse' }, { from: 'coordinate', needs: 'mouse_full' }], keyboard: false, focuses: true };
     case 'left_mouse_down':
-      return { points: [{ from: 'pointer', needs: 'mouse' }], keyboard: false };
+      return { points: [{ from: 'pointer', needs: 'mouse' }], keyboard: false, focuses: true };
     case 'left_mouse_up':
       // Released where it was moved to: a move while held was already judged as a drop (full).
-      return { points: [{ from: 'pointer', needs: state.mouseHeld ? 'mouse' : kind }], keyboard: false };
+      return { points: [{ from: 'pointer', needs: state.mouseHeld ? 'mouse' : kind }], keyboard: false, focuses: false };
     default:
-      return { points: [], keyboard: kind === 'keyboard' };
+      return { points: [], keyboard: kind === 'keyboard', focuses: false };
   }
 }

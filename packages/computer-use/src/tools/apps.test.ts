@@ -22,6 +22,7 @@ function session({ windows = [] as WindowInfo[], launcher = null as LaunchSpec |
     activate: async (window: number) => void log.push(`activate ${window}`),
     findLauncher: async (app: string) => (log.push(`find ${app}`), launcher),
     launch: async (command: string[]) => (log.push(`launch ${command.join(' ')}`), (launched = true), { pid: 77 }),
+    guard: () => undefined,
   } as unknown as Executor;
   const call = (args: Record<string, unknown>) => callTool('open_application', args, { executor, state, signal: new AbortController().signal, policy: defaultPolicy(), approvals: null });
   return { call, log };

@@ -11,7 +11,7 @@ const DG2: Monitor = { name: 'DG-2', x: 1280, y: 0, width: 1280, height: 800, pr
 function session(monitors: Monitor[], cursor = { x: 0, y: 0 }) {
   const state = initialSessionState();
   state.grants.apps.push({ app: 'xterm', tier: 'click', category: 'terminal' });
-  const executor = { monitors: async () => monitors, cursorPosition: async () => cursor } as unknown as Executor;
+  const executor = { monitors: async () => monitors, cursorPosition: async () => cursor, guard: () => undefined } as unknown as Executor;
   const call = (tool: string, args: Record<string, unknown> = {}) => callTool(tool, args, { executor, state, signal: new AbortController().signal, policy: defaultPolicy(), approvals: null });
   return { state, call };
 }

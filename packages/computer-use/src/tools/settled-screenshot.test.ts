@@ -17,6 +17,7 @@ function context(settle: () => Promise<{ settled: boolean; waitedMs: number }>, 
     listWindows: async () => [APP],
     capture: async () => ({ data: Buffer.from('x'), width: 100, height: 100, mimeType: 'image/jpeg', timings: {} }),
     waitForSettle: settle,
+    guard: () => undefined,
   } as unknown as Executor;
   return toolContext({ executor, state, signal: (abort ?? new AbortController()).signal, policy: defaultPolicy(), approvals: null });
 }

@@ -48,7 +48,7 @@ test('gateFacts sends the points and maps the answer to the core types, with des
   assert.deepEqual(sent[0]!.params, { points: [[10, 10], [900, 700], [3, 4]] });
   const app = { window: 42, title: 'xterm', wmClass: ['xterm', 'XTerm'], pid: 7, exe: '/usr/bin/xterm', desktopId: 'debian-xterm' };
   assert.deepEqual(facts, {
-    windows: [{ ...app, x: 1, y: 20, width: 484, height: 316, mapped: true }],
+    windows: [{ ...app, x: 1, y: 20, width: 484, height: 316, mapped: true, role: 'app' }],
     focus: { kind: 'client', window: 42, app },
     at: [
       { kind: 'decoration', window: 42, app },

@@ -45,10 +45,10 @@ test('lookup by file id, StartupWMClass and Exec basename; never PATH', async ()
   writeFileSync(join(apps, 'org.example.Editor.desktop'), '[Desktop Entry]\nType=Application\nExec=/opt/editor/bin/edit %F\nStartupWMClass=ExampleEdit\n');
   writeFileSync(join(apps, 'debian-xterm.desktop'), '[Desktop Entry]\nType=Application\nExec=xterm\n');
   const find = (app: string) => findLauncher(app, { dirs: [apps], extra: new Map() });
-  assert.deepEqual(await find('org.example.Editor'), { command: ['/opt/editor/bin/edit'], source: join(apps, 'org.example.Editor.desktop') });
+  assert.deepEqual(await find('org.example.Editor'), { command: ['/opt/editor/bin/edit'], source: 'org.example.Editor.desktop' });
   assert.deepEqual((await find('exampleedit')).command, ['/opt/editor/bin/edit']);
   assert.deepEqual((await find('edit')).command, ['/opt/editor/bin/edit']);
-  assert.deepEqual(await find('xterm'), { command: ['xterm'], source: join(apps, 'debian-xterm.desktop') });
+  assert.deepEqual(await find('xterm'), { command: ['xterm'], source: 'debian-xterm.desktop' });
   // Executables on PATH are not apps of the desktop.
   for (const app of ['yes', 'killall5', 'reboot', 'sh', 'python3']) {
     await assert.rejects(find(app), refusedWith(/no \.desktop entry or executable named "[^"]+" among this desktop's apps \(it offers debian-xterm, org\.example\.Editor\)/), app);
@@ -84,6 +84,6 @@ test("deskgate's desktop folder offers the browser, the editor, the file manager
   const dirs = applicationDirs(join(import.meta.dirname, '../../../../desktop')).slice(0, 1);
   for (const app of ['chromium', 'mousepad', 'pcmanfm', 'xterm']) {
     const spec = await findLauncher(app, { dirs, extra: new Map() });
-    assert.match(spec.source, new RegExp(`desktop/share/applications/${app}\\.desktop$`));
+    assert.equal(spec.source, `${app}.desktop`);
   }
 });
