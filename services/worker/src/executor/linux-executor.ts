@@ -10,6 +10,7 @@ import {
   type CapturedImage,
   type Executor,
   type GateFacts,
+  type InputGuard,
   type KeysymChord,
   type LaunchSpec,
   type Monitor,
@@ -206,6 +207,11 @@ export class LinuxExecutor implements Executor {
   async listWindows(): Promise<WindowInfo[]> {
     const [raw] = await Promise.all([this.input_<{ windows: RawWindow[] }>('list_windows'), this.desktopIds.ready()]);
     return raw.windows.map((window) => this.toWindow(window));
+  }
+  /** The gates' guard for this call's input (sent with each input op once the input runtime checks it). */
+  private inputGuard: InputGuard | null = null;
+  guard(guard: InputGuard | null): void {
+    this.inputGuard = guard;
   }
   async gateFacts(points: Point[]): Promise<GateFacts> {
     const [raw] = await Promise.all([this.input_<RawGateFacts>('gate_facts', { points: points.map((p) => [p.x, p.y]) }), this.desktopIds.ready()]);
