@@ -24,18 +24,19 @@ pub enum BenchError {
 
 const WARMUP: usize = 2;
 
+/// Wall-clock samples in ms, summarised as p50/p90.
 #[derive(Default)]
-struct Samples(Vec<f64>);
+pub struct Samples(Vec<f64>);
 
 impl Samples {
-    fn time<T>(&mut self, f: impl FnOnce() -> T) -> T {
+    pub fn time<T>(&mut self, f: impl FnOnce() -> T) -> T {
         let start = Instant::now();
         let out = f();
         self.0.push(start.elapsed().as_secs_f64() * 1e3);
         out
     }
 
-    fn summary(mut self) -> Value {
+    pub fn summary(mut self) -> Value {
         if self.0.is_empty() {
             return Value::Null;
         }

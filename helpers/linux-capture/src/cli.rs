@@ -1,7 +1,10 @@
 //! Command-line parsing (small enough not to need a parser crate).
 
+use crate::encode_bench::Frame;
+
 pub const USAGE: &str = "usage: deskgate-capture [--display :N]
        deskgate-capture bench [--display :N] [--iterations N]
+       deskgate-capture encoders [--display :N | --photo WxH] [--iterations N]
 
 Serves the framed capture protocol on stdin/stdout (see docs/capture-helper.md);
 logs go to stderr. Environment: DESKGATE_CAPTURE_BACKEND=auto|shm|getimage.";
@@ -15,13 +18,21 @@ pub enum Command {
         display: Option<String>,
         iterations: usize,
     },
+    /// Bytes and time of each output format on the screen or the synthetic photo.
+    Encoders {
+        display: Option<String>,
+        frame: Frame,
+        iterations: usize,
+    },
     Help,
 }
 
 pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut args = args.into_iter().peekable();
-    let bench = args.next_if(|a| a == "bench").is_some();
-    let (mut display, mut iterations) = (None, 50usize);
+    let sub = args.next_if(|a| a == "bench" || a == "encoders");
+    let bench = sub.is_some();
+    let encoders = sub.as_deref() == Some("encoders");
+    let (mut display, mut iterations, mut frame) = (None, 50usize, Frame::Screen);
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
         match arg.as_str() {
@@ -34,10 +45,28 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, Str
                         format!("--iterations must be a positive integer, got {v:?}")
                     })?;
             }
+            "--photo" if encoders => {
+                let v = value("--photo")?;
+                let size = v
+                    .split_once('x')
+                    .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+                    .filter(|&(w, h): &(u32, u32)| {
+                        (1..=8192).contains(&w) && (1..=8192).contains(&h)
+                    });
+                let (width, height) =
+                    size.ok_or_else(|| format!("--photo wants WIDTHxHEIGHT (1-8192), got {v:?}"))?;
+                frame = Frame::Photo { width, height };
+            }
             other => return Err(format!("unexpected argument {other:?}")),
         }
     }
-    Ok(if bench {
+    Ok(if encoders {
+        Command::Encoders {
+            display,
+            frame,
+            iterations,
+        }
+    } else if bench {
         Command::Bench {
             display,
             iterations,
@@ -71,6 +100,17 @@ mod tests {
                 iterations: 5
             })
         );
+        assert_eq!(
+            parse(&["encoders", "--photo", "1280x800", "--iterations", "3"]),
+            Ok(Command::Encoders {
+                display: None,
+                frame: Frame::Photo {
+                    width: 1280,
+                    height: 800
+                },
+                iterations: 3
+            })
+        );
     }
 
     #[test]
@@ -79,5 +119,8 @@ mod tests {
         assert!(parse(&["--iterations", "5"]).is_err());
         assert!(parse(&["bench", "--iterations", "0"]).is_err());
         assert!(parse(&["--frobnicate"]).is_err());
+        assert!(parse(&["--photo", "10x10"]).is_err());
+        assert!(parse(&["encoders", "--photo", "10"]).is_err());
+        assert!(parse(&["encoders", "--photo", "0x10"]).is_err());
     }
 }

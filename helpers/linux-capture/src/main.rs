@@ -8,7 +8,7 @@ use deskgate_capture::cli::{parse_args, Command, USAGE};
 use deskgate_capture::inbox::Inbox;
 use deskgate_capture::service::Service;
 use deskgate_capture::x11::BackendChoice;
-use deskgate_capture::{bench, server};
+use deskgate_capture::{bench, encode_bench, server};
 
 fn main() -> ExitCode {
     match parse_args(std::env::args().skip(1)) {
@@ -27,6 +27,20 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("deskgate-capture bench: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Ok(Command::Encoders {
+            display,
+            frame,
+            iterations,
+        }) => match encode_bench::run(display.as_deref(), frame, iterations) {
+            Ok(line) => {
+                println!("{line}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("deskgate-capture encoders: {e}");
                 ExitCode::FAILURE
             }
         },

@@ -45,3 +45,55 @@ fn bench_prints_one_json_line() {
         );
     }
 }
+
+fn encoders(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_deskgate-capture"))
+        .arg("encoders")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for format in ["jpeg", "png", "webp", "auto"] {
+        let f = &v[format];
+        assert!(f["bytes"].as_u64().is_some_and(|b| b > 0), "{format}: {v}");
+        assert!(f["ms"]["p50"].as_f64().is_some(), "{format}: {v}");
+    }
+    assert!(v["index_ms"]["p50"].as_f64().is_some(), "{v}");
+    v
+}
+
+#[test]
+fn encoders_reports_each_format_on_the_screen_and_the_photo() {
+    let x = Xvfb::start(320, 200);
+    x.window(0, 0, 100, 100, 0xff0000);
+    let v = encoders(&["--display", &x.display, "--iterations", "2"]);
+    assert_eq!(
+        (v["frame"].as_str(), v["width"].as_u64()),
+        (Some("screen"), Some(320))
+    );
+    assert_eq!(
+        (v["auto"]["chose"].as_str(), v["auto"]["reason"].as_str()),
+        (Some("png"), Some("palette")),
+        "{v}"
+    );
+    assert_eq!(v["auto"]["bytes"], v["png"]["bytes"]);
+
+    let v = encoders(&["--photo", "320x200", "--iterations", "2"]);
+    assert_eq!(
+        (v["frame"].as_str(), v["height"].as_u64()),
+        (Some("photo"), Some(200))
+    );
+    assert_eq!(
+        (v["auto"]["chose"].as_str(), v["auto"]["reason"].as_str()),
+        (Some("jpeg"), Some("colours")),
+        "{v}"
+    );
+    assert_eq!(v["auto"]["bytes"], v["jpeg"]["bytes"]);
+}

@@ -3,16 +3,18 @@
 //!
 //! 1. Index the colours (one pass; it stops at the 257th distinct colour). More than 256
 //!    colours (photos, video, scaled frames) → JPEG.
-//! 2. Write the indexed PNG in bands of rows. If, after any band, the time since step 1
-//!    began exceeds `MS_PER_MEGAPIXEL` × the frame's megapixels (about twice JPEG's own
-//!    encode time on the reference machine) or the output exceeds `MAX_BYTES_PER_PIXEL`
-//!    (0.25 bytes a pixel: a text-heavy screen's JPEG q75 is ~0.3, its indexed PNG ~0.07),
-//!    stop and encode JPEG instead.
+//! 2. Write the indexed PNG in bands of rows. If, after any band, the output exceeds
+//!    `MAX_BYTES_PER_PIXEL` (0.25 bytes a pixel: a text-heavy screen's JPEG q75 is ~0.3,
+//!    its indexed PNG ~0.07) or the time since step 1 began exceeds `MS_PER_MEGAPIXEL` ×
+//!    the frame's megapixels, stop and encode JPEG instead.
 //! 3. Otherwise the PNG is the answer.
 //!
-//! So a frame costs the index pass plus one encoder in the usual cases, and at most the
-//! budget plus a JPEG encode in the worst. The time check makes the choice depend on load
-//! for frames near the budget; the reply says why it chose (`auto_reason`).
+//! The size check is what catches content that indexes but does not compress (dithering,
+//! noise): incompressible input crosses it a quarter of the way through. The time check is
+//! a safety net (about three times JPEG's own encode time on the reference machine): it
+//! bounds auto at budget + one JPEG encode even on a starved CPU, and makes the choice
+//! load-dependent only there. So a frame costs the index pass plus one encoder in the usual
+//! cases. The reply says why it chose (`auto_reason`).
 
 use std::time::{Duration, Instant};
 
@@ -23,7 +25,7 @@ use super::{EncodeError, Encoded, Encoder, Pixels};
 use crate::contract::Format;
 
 /// Time budget for the index pass plus the indexed PNG, per megapixel of output.
-pub const MS_PER_MEGAPIXEL: f64 = 5.0;
+pub const MS_PER_MEGAPIXEL: f64 = 12.0;
 /// Never less than this, so tiny frames are not refused on timer noise.
 const MIN_BUDGET_MS: f64 = 1.0;
 /// Largest indexed PNG `auto` sends, in bytes per pixel.
