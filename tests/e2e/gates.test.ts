@@ -83,13 +83,20 @@ test('request_access grants by category and policy; streaming and ebook apps nev
   assert.deepEqual(listed.apps.map((a) => a.app), ['DeskgateProbe', 'xterm', 'firefox-esr'], 'a later request never revokes');
 });
 
-test('a non-granted window is black in screenshots, and input while it is in front is refused', async () => {
+test('a non-granted window is black in screenshots, refused as a target, and hidden; a click on a granted app takes the focus from it', async () => {
   const shot = decodeJpeg(imageOf(await mcp.call('screenshot')).data);
   assert.ok(closeTo(shot.pixel(...centre(probes.stranger!.ready.color_area)), [0, 0, 0]), 'the stranger is blacked out');
   assert.ok(closeTo(shot.pixel(...centre(probes.app!.ready.color_area)), hex('#3366cc')), 'granted windows show');
   const mark = marks();
-  refused(await mcp.call('left_click', { coordinate: centre(probes.app!.ready.color_area) }), 'app_not_granted');
+  refused(await mcp.call('left_click', { coordinate: centre(probes.stranger!.ready.color_area) }), 'app_not_granted');
   await nothingSince(mark);
+  // The stranger held the focus; the click on a granted window moves the focus there first, and only then presses.
+  ok(await mcp.call('left_click', { coordinate: centre(probes.app!.ready.color_area) }));
+  await probes.app!.waitFor((e) => e.type === 'release', 5000, mark.app);
+  assert.deepEqual(inputEvents(probes.stranger!, mark.stranger!), [], 'the stranger received nothing');
+  ok(await mcp.call('type', { text: 'x' }));
+  await probes.app!.waitFor((e) => e.type === 'key' || e.type === 'key_release', 5000, mark.app);
+  assert.deepEqual(inputEvents(probes.stranger!, mark.stranger!), [], 'keys went to the granted app, not the stranger');
 });
 
 test('a click-tier terminal gets plain left clicks and scrolls, never typing or right clicks', async () => {
