@@ -15,9 +15,18 @@ import { Redis } from 'ioredis';
 import type { StoredAuditEntry } from '@deskgate/dispatch';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
+import { desktopOf } from '../support/desktops.ts';
 import { connect, errorKind, textOf, type McpConnection } from '../support/mcp-clients.ts';
+import { Probe } from '../support/probe.ts';
 
 const SECRET = 'correct-horse-battery-staple-0451';
+
+/** A full-tier app window on the session's desktop; mapped last, it holds the keyboard focus. */
+let probe: Probe | undefined;
+async function startProbe(redis: Redis, tenant: string, session: string): Promise<Probe> {
+  const { display, xauthority } = await desktopOf(redis, tenant, session);
+  return Probe.start(display, { wmClass: 'DeskgateProbe', xauthority });
+}
 const MAX_ENTRIES = 5;
 
 interface AuditPage {
@@ -65,13 +74,16 @@ describe('audit log, text redacted (the default)', () => {
     alice = await connect('2026-07-28', `${stack.mcpUrl}/audited`, stack.apiKey);
   });
   after(async () => {
+    probe?.stop();
     await alice?.close();
     redis?.disconnect();
     await stack?.stop();
   });
 
   test('every call is recorded with tool, outcome, kind and duration, and the secret nowhere', async () => {
-    assert.ok(!(await alice.call('request_access', { apps: ['xterm'], reason: 'audit test' })).isError);
+    assert.ok(!(await alice.call('request_access', { apps: ['DeskgateProbe'], reason: 'audit test' })).isError);
+    // Typing needs a granted app holding the focus: a new window takes it.
+    probe = await startProbe(redis, 'tenant-a', 'audited');
     const shot = await alice.call('screenshot');
     assert.ok(!shot.isError, textOf(shot));
     const typed = await alice.call('type', { text: SECRET });
@@ -179,13 +191,16 @@ describe('audit log with DESKGATE_AUDIT_TEXT=true', () => {
     stack = await startStack({ env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_AUDIT_TEXT: 'true' }, logDir: mkdtempSync(join(tmpdir(), 'deskgate-audit-text-')) });
   });
   after(async () => {
+    probe?.stop();
     await stack?.stop();
   });
 
   test('typed text is kept verbatim in the audit log, never in the gateway log', async () => {
     const mcp = await connect('2025-11-25', `${stack.mcpUrl}/kept`, stack.apiKey);
     try {
-      assert.ok(!(await mcp.call('request_access', { apps: ['xterm'], reason: 'audit test' })).isError);
+      assert.ok(!(await mcp.call('request_access', { apps: ['DeskgateProbe'], reason: 'audit test' })).isError);
+      const redis = new Redis(stack.redisUrl);
+      probe = await startProbe(redis, stack.tenant, 'kept').finally(() => redis.disconnect());
       const typed = await mcp.call('type', { text: SECRET });
       assert.ok(!typed.isError, textOf(typed));
       assert.equal(errorKind(await mcp.call('computer_batch', { actions: [{ action: 'type', text: SECRET }, { action: 'nope' }] })), 'bad_args');
