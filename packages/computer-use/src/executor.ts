@@ -23,7 +23,8 @@ export interface Monitor extends Rect {
 export interface CaptureRequest {
   region: Rect;
   scaleTo: { width: number; height: number };
-  format: 'jpeg' | 'png';
+  /** `auto`: indexed PNG or JPEG, whichever the capture helper judges smaller for this frame. */
+  format: 'jpeg' | 'png' | 'webp' | 'auto';
   quality: number;
   /** Keep the raw pixels under this slot, for the pixel staleness check. */
   keep?: string;
@@ -35,7 +36,7 @@ export interface CapturedImage {
   data: Buffer;
   width: number;
   height: number;
-  mimeType: 'image/jpeg' | 'image/png';
+  mimeType: 'image/jpeg' | 'image/png' | 'image/webp';
   timings: Record<string, number>;
 }
 

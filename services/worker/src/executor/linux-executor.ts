@@ -18,6 +18,8 @@ import {
   type Point,
   type WindowInfo,
   type ScrollDirection,
+  type SettleRequest,
+  type SettleResult,
   type WindowSurface,
   type WindowSurfaceKind,
 } from '@deskgate/computer-use';
@@ -41,6 +43,12 @@ async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 
 }
 
 const LAYOUT_TTL_MS = 2000;
+
+/** The capture helper's output formats (its answer's `format`) as MIME types. */
+const MIME_TYPES: Record<string, CapturedImage['mimeType']> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+/** The capture helper's settle bounds (docs/capture-helper.md), checked here so a bad wait is bad_args. */
+const SETTLE_QUIET_RANGE = [10, 2000] as const;
+const SETTLE_MAX_MS_LIMIT = 30_000;
 
 /** What the input runtime answers (runtime/deskgate_runtime, docs/input-runtime.md). */
 interface RawApp {
@@ -143,6 +151,9 @@ export class LinuxExecutor implements Executor {
         }),
       'capture_failed',
     );
+    // The helper names the format it produced (for 'auto', the one it chose).
+    const mimeType = MIME_TYPES[String(header.format)];
+    if (!mimeType) throw new ToolError('capture_failed', `screen capture failed: the capture helper answered format ${String(header.format)}`);
     const timings: Record<string, number> = { helperRoundTripMs: performance.now() - started };
     for (const field of ['capture_ms', 'convert_ms', 'scale_ms', 'encode_ms']) {
       if (typeof header[field] === 'number') timings[field.replace('_ms', 'Ms')] = header[field] as number;
@@ -152,9 +163,30 @@ export class LinuxExecutor implements Executor {
       data: payload,
       width: header.width as number,
       height: header.height as number,
-      mimeType: request.format === 'png' ? 'image/png' : 'image/jpeg',
+      mimeType,
       timings,
     };
+  }
+
+  async waitForSettle(request: SettleRequest, signal: AbortSignal): Promise<SettleResult> {
+    const { quietMs, maxMs } = request;
+    if (!Number.isInteger(quietMs) || quietMs < SETTLE_QUIET_RANGE[0] || quietMs > SETTLE_QUIET_RANGE[1]) {
+      throw new ToolError('bad_args', `quietMs must be an integer from ${SETTLE_QUIET_RANGE[0]} to ${SETTLE_QUIET_RANGE[1]}, got ${quietMs}`);
+    }
+    if (!Number.isInteger(maxMs) || maxMs < quietMs || maxMs > SETTLE_MAX_MS_LIMIT) {
+      throw new ToolError('bad_args', `maxMs must be an integer from quietMs (${quietMs}) to ${SETTLE_MAX_MS_LIMIT}, got ${maxMs}`);
+    }
+    if (signal.aborted) throw stopped(signal);
+    const started = performance.now();
+    try {
+      const header = await viaHelper('waiting for the screen to settle', () => this.capture_.settle(quietMs, maxMs, signal), 'capture_failed');
+      return { settled: header.settled === true, waitedMs: header.waited_ms as number };
+    } catch (error) {
+      if (signal.aborted) throw stopped(signal);
+      throw error;
+    } finally {
+      this.timings.settleMs = performance.now() - started;
+    }
   }
 
   async move(to: Point) {

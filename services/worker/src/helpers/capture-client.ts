@@ -33,6 +33,36 @@ export class CaptureClient extends HelperProcess<CaptureResponse> {
     return response;
   }
 
+  /**
+   * Waits until the screen has had no damage for `quietMs` (or `maxMs` passed): the helper's
+   * `settle` op (docs/capture-helper.md). When `signal` aborts, the helper is sent `cancel`
+   * (which ends its wait at once, so later calls are not held behind it) and this rejects
+   * with the signal's reason; the helper's answer to the cancelled settle is discarded.
+   */
+  settle(quietMs: number, maxMs: number, signal: AbortSignal): Promise<CaptureHeader> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const answer = this.call({ op: 'settle', quiet_ms: quietMs, max_ms: maxMs });
+    return new Promise<CaptureHeader>((resolve, reject) => {
+      const onAbort = () => {
+        // Replies come in request order: the settle's answer arrives first and is dropped
+        // with its promise, then the cancel's.
+        this.call({ op: 'cancel' }).catch(() => undefined);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      answer.then(
+        (response) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(response.header);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
   protected encode(message: Record<string, unknown>): Buffer {
     const body = Buffer.from(JSON.stringify(message));
     const length = Buffer.alloc(4);
