@@ -509,6 +509,8 @@ export interface SideBySideOptions extends CompareOptions {
   stack: Pick<Stack, 'mcpUrl' | 'apiKey' | 'tenant' | 'redisUrl' | 'gateway' | 'worker'>;
   /** The deskgate session to drive (its desktop already shows the bench's xterm). */
   session: string;
+  /** The session's xterm shows the bench's text unchanged (nothing typed into it yet). */
+  xtermUntouched?: boolean;
   /** Called with the peer's stop function as soon as it runs (for the bench's Ctrl-C cleanup). */
   onStarted?: (stop: () => void) => void;
 }
@@ -552,10 +554,12 @@ export async function runSideBySide(options: SideBySideOptions): Promise<Compari
   try {
     progress(`  ${CUA_PACKAGE} ${peer.version} up at ${peer.url} on ${peer.display} after ${ms(peer.startupMs)} ms`);
     const facts = await sessionDesktop(stack.redisUrl, stack.tenant, session);
-    // A fresh xterm on top of the session's (whose text earlier bench steps changed), so both
-    // screens show the same pixels; closed at the end, uncovering the old one.
-    const fresh = await showContent(facts.display);
-    closeXterm = () => fresh.kill('SIGKILL');
+    // Unless the session's xterm is known untouched, a fresh one on top of it (earlier steps may
+    // have typed into it), so both screens show the same pixels; closed at the end.
+    if (!options.xtermUntouched) {
+      const fresh = await showContent(facts.display);
+      closeXterm = () => fresh.kill('SIGKILL');
+    }
     const deskgate = await connectMcp(`${stack.mcpUrl}/${session}`, { Authorization: `Bearer ${stack.apiKey}` });
     opened.push(deskgate);
     // Grant the xterm so deskgate's screenshot shows it rather than blacking it out.
@@ -637,7 +641,8 @@ export async function sideBySideOnOwnStack(options: OwnStackOptions): Promise<Co
     }
     progress(`  ${calls} calls`);
     await client.close();
-    return await runSideBySide({ ...options, stack, session, onStarted: (stop) => options.onCleanup?.(stop) });
+    // The warm-up only clicked a blank cell: the xterm is as it started, so the panels match too.
+    return await runSideBySide({ ...options, stack, session, xtermUntouched: true, onStarted: (stop) => options.onCleanup?.(stop) });
   } finally {
     xterm?.kill('SIGKILL');
     await stopStack();
