@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from './config.ts';
+import { capacityFor, hostResources, loadConfig } from './config.ts';
+
+const GiB = 1024 ** 3;
+/** A host of 8 GiB and 4 cores: 7 desktops by memory, 16 by cores. */
+const HOST = { memoryBytes: 8 * GiB, cores: 4 };
 
 test('defaults make a worker with nothing configured', () => {
-  const config = loadConfig({});
+  const config = loadConfig({}, HOST);
   assert.deepEqual(config.desktopSize, { width: 1280, height: 800 });
-  assert.equal(config.maxDesktops, 4);
+  assert.equal(config.maxDesktops, 7);
   assert.equal(config.warmDesktops, 1);
   assert.equal(config.python, '/usr/bin/python3');
   assert.equal(config.desktopMonitors, 1);
@@ -42,4 +46,47 @@ test('desktops: their users, process cap, panel and the operator’s extra comma
   assert.throws(() => loadConfig({ DESKGATE_LAUNCH_EXTRA: '{"/bin/sh": "sh"}' }), /DESKGATE_LAUNCH_EXTRA/);
   assert.throws(() => loadConfig({ DESKGATE_DESKTOP_MAX_PROCESSES: '8' }), /DESKGATE_DESKTOP_MAX_PROCESSES/);
   assert.throws(() => loadConfig({ DESKGATE_DESKTOP_USER: 'Root;' }), /DESKGATE_DESKTOP_USER/);
+});
+
+test('capacity from the host: 1 GiB per desktop after 1 GiB reserved, 4 per core, the lower of the two, 1 to 64', () => {
+  assert.equal(capacityFor({ memoryBytes: 8 * GiB, cores: 4 }).maxDesktops, 7, 'memory bound');
+  assert.equal(capacityFor({ memoryBytes: 64 * GiB, cores: 2 }).maxDesktops, 8, 'core bound');
+  assert.equal(capacityFor({ memoryBytes: 2 * GiB, cores: 8 }).maxDesktops, 1);
+  assert.equal(capacityFor({ memoryBytes: 1.5 * GiB, cores: 8 }).maxDesktops, 1, 'never 0, even on a tiny host');
+  assert.equal(capacityFor({ memoryBytes: 0.5 * GiB, cores: 1 }).maxDesktops, 1);
+  assert.equal(capacityFor({ memoryBytes: 1024 * GiB, cores: 128 }).maxDesktops, 64, 'never more than the desktop users install.sh creates');
+  assert.equal(capacityFor({ memoryBytes: 16.9 * GiB, cores: 8 }).maxDesktops, 15, 'whole GiB only');
+});
+
+test('the capacity says why: the figures it came from and which one bound it', () => {
+  const { reason } = capacityFor({ memoryBytes: 64 * GiB, cores: 2 });
+  assert.match(reason, /64\.0 GiB of memory .* fits 63 at 1 GiB each/);
+  assert.match(reason, /2 cores fit 8 at 4 per core; 8, set by cores/);
+  assert.match(capacityFor({ memoryBytes: 8 * GiB, cores: 4 }).reason, /; 7, set by memory$/);
+  assert.match(capacityFor({ memoryBytes: 1024 * GiB, cores: 128 }).reason, /; 64, set by the cap of 64$/);
+  assert.match(capacityFor({ memoryBytes: GiB / 2, cores: 1 }).reason, /; 1, set by the floor of 1$/);
+});
+
+test('an explicit DESKGATE_MAX_DESKTOPS wins over the host; empty means unset', () => {
+  const set = loadConfig({ DESKGATE_MAX_DESKTOPS: '2' }, HOST);
+  assert.equal(set.maxDesktops, 2);
+  assert.equal(set.maxDesktopsReason, 'DESKGATE_MAX_DESKTOPS');
+  assert.equal(loadConfig({ DESKGATE_MAX_DESKTOPS: '100' }, HOST).maxDesktops, 100, 'beyond the formula when the operator says so');
+  assert.equal(loadConfig({ DESKGATE_MAX_DESKTOPS: '' }, HOST).maxDesktops, 7);
+  assert.match(loadConfig({}, HOST).maxDesktopsReason, /^DESKGATE_MAX_DESKTOPS unset: 8\.0 GiB/);
+  assert.throws(() => loadConfig({ DESKGATE_MAX_DESKTOPS: '257' }, HOST), /DESKGATE_MAX_DESKTOPS/);
+  assert.equal(loadConfig({ DESKGATE_WARM_DESKTOPS: '9' }, { memoryBytes: 3 * GiB, cores: 4 }).warmDesktops, 2, 'spares within the host’s capacity');
+});
+
+test('this host’s resources are read (memory within a container limit, cores the process may use)', () => {
+  const host = hostResources();
+  assert.ok(host.memoryBytes > 0 && host.cores >= 1);
+  const config = loadConfig({});
+  assert.ok(config.maxDesktops >= 1 && config.maxDesktops <= 64);
+});
+
+test('idle sessions: 10 s at the least, 30 minutes by default', () => {
+  assert.equal(loadConfig({}, HOST).sessionIdleMs, 1_800_000);
+  assert.equal(loadConfig({ DESKGATE_SESSION_IDLE_SECONDS: '10' }, HOST).sessionIdleMs, 10_000);
+  assert.throws(() => loadConfig({ DESKGATE_SESSION_IDLE_SECONDS: '9' }, HOST), /DESKGATE_SESSION_IDLE_SECONDS/);
 });

@@ -3,6 +3,7 @@
  * nothing set. A bad value stops the worker at start with the setting named.
  */
 import { randomUUID } from 'node:crypto';
+import { availableParallelism, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { launchExtraSchema } from './launch/launch-rules.ts';
@@ -17,6 +18,44 @@ const size = z
     return { width, height };
   });
 
+const GiB = 1024 ** 3;
+
+/**
+ * How many desktops a worker runs when DESKGATE_MAX_DESKTOPS is not set, from the host
+ * (docs/desktop.md, "Capacity"): an idle desktop is ~60 MB, but a session is sized for what
+ * an agent does with it — a browser, ~0.5–1 GB — so one GiB of memory per desktop, after 1 GiB
+ * kept for the system, Redis and deskgate's own services; and at most 4 per core (an agent's
+ * desktop is mostly idle between its calls, yet each screenshot costs a capture and an
+ * encode). At least 1, at most 64 (the desktop users install.sh creates).
+ */
+export const CAPACITY = { bytesPerDesktop: GiB, reservedBytes: GiB, perCore: 4, min: 1, max: 64 } as const;
+
+export interface HostResources {
+  /** Memory this process may use: the host's, or its cgroup's limit when lower. */
+  memoryBytes: number;
+  cores: number;
+}
+
+export function hostResources(): HostResources {
+  const total = totalmem();
+  // A container's memory limit (cgroup); unlimited reads as a huge number.
+  const limit = process.constrainedMemory?.() ?? 0;
+  return { memoryBytes: limit > 0 && limit < total ? limit : total, cores: availableParallelism() };
+}
+
+/** The default capacity for a host, and why (the worker logs both). */
+export function capacityFor(host: HostResources): { maxDesktops: number; reason: string } {
+  const byMemory = Math.max(0, Math.floor((host.memoryBytes - CAPACITY.reservedBytes) / CAPACITY.bytesPerDesktop));
+  const byCores = host.cores * CAPACITY.perCore;
+  const lower = Math.min(byMemory, byCores);
+  const maxDesktops = Math.min(CAPACITY.max, Math.max(CAPACITY.min, lower));
+  const bound = maxDesktops === lower ? (byMemory <= byCores ? 'memory' : 'cores') : maxDesktops === CAPACITY.max ? `the cap of ${CAPACITY.max}` : `the floor of ${CAPACITY.min}`;
+  const reason =
+    `DESKGATE_MAX_DESKTOPS unset: ${(host.memoryBytes / GiB).toFixed(1)} GiB of memory less 1 GiB reserved fits ${byMemory} at 1 GiB each, ` +
+    `${host.cores} cores fit ${byCores} at ${CAPACITY.perCore} per core; ${maxDesktops}, set by ${bound}`;
+  return { maxDesktops, reason };
+}
+
 const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => ['true', '1', 'yes'].includes(value));
 
 const schema = z.object({
@@ -24,7 +63,8 @@ const schema = z.object({
   DESKGATE_WORKER_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).default(() => `w-${randomUUID().slice(0, 8)}`),
   DESKGATE_DESKTOP_SIZE: size.default({ width: 1280, height: 800 }),
   DESKGATE_DESKTOP_MONITORS: z.coerce.number().int().min(1).max(4).default(1),
-  DESKGATE_MAX_DESKTOPS: z.coerce.number().int().min(1).max(256).default(4),
+  // Empty reads as unset: the host decides.
+  DESKGATE_MAX_DESKTOPS: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().min(1).max(256).optional()),
   DESKGATE_WARM_DESKTOPS: z.coerce.number().int().min(0).max(64).default(1),
   DESKGATE_SESSION_IDLE_SECONDS: z.coerce.number().int().min(10).max(7 * 24 * 3600).default(1800),
   DESKGATE_WINDOW_MANAGER: z.string().default('openbox'),
@@ -62,16 +102,21 @@ export function launchSettings() {
   return launch;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+/** `host`: the machine's memory and cores, which the default capacity comes from. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, host: HostResources = hostResources()) {
   const c = parse(env);
+  const capacity = c.DESKGATE_MAX_DESKTOPS === undefined ? capacityFor(host) : { maxDesktops: c.DESKGATE_MAX_DESKTOPS, reason: 'DESKGATE_MAX_DESKTOPS' };
   return {
     redisUrl: c.REDIS_URL,
     workerId: c.DESKGATE_WORKER_ID,
     desktopSize: c.DESKGATE_DESKTOP_SIZE,
     /** Side-by-side monitors per desktop, each of desktopSize. */
     desktopMonitors: c.DESKGATE_DESKTOP_MONITORS,
-    maxDesktops: c.DESKGATE_MAX_DESKTOPS,
-    warmDesktops: Math.min(c.DESKGATE_WARM_DESKTOPS, c.DESKGATE_MAX_DESKTOPS),
+    /** Desktops this worker runs at once (spares included). */
+    maxDesktops: capacity.maxDesktops,
+    /** Where maxDesktops comes from: the setting, or the host's memory and cores. */
+    maxDesktopsReason: capacity.reason,
+    warmDesktops: Math.min(c.DESKGATE_WARM_DESKTOPS, capacity.maxDesktops),
     sessionIdleMs: c.DESKGATE_SESSION_IDLE_SECONDS * 1000,
     windowManager: c.DESKGATE_WINDOW_MANAGER,
     /** Desktops run as `<desktopUser>-N` (one per slot), created by scripts/install.sh. */

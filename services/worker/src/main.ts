@@ -15,6 +15,7 @@ import { startLifecycleWorkers } from './lifecycle/lifecycle-workers.ts';
 
 const config = loadConfig();
 const log = createLogger('deskgate-worker', config.logLevel, { worker: config.workerId });
+log.info({ maxDesktops: config.maxDesktops, why: config.maxDesktopsReason }, `capacity: ${config.maxDesktops} desktops`);
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 const metrics = createWorkerMetrics();
 const pool = new DesktopPool(config, new ProcessDesktopProvider(config.windowManager, log), redis, metrics, log, loadPolicyFile(config.policyFile));
