@@ -6,8 +6,25 @@ import { startStack } from './lib/stack.ts';
 
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
 
+// The sandbox policy profile, unless the user chose a profile or a policy file (docs/policy.md).
+// Deployments that start the services directly keep the worker's default, the seed's tiers.
+const { DESKGATE_POLICY_PROFILE: chosenProfile, DESKGATE_POLICY_FILE: policyFile } = process.env;
+const profile = chosenProfile || (policyFile ? undefined : 'sandbox');
+const policyText = policyFile
+  ? `Policy: the file ${policyFile}${chosenProfile ? ` (profile ${chosenProfile} where it names none)` : ''} — docs/policy.md.`
+  : profile === 'sandbox'
+    ? `Policy profile: sandbox — every installed app can be granted up to the full tier; chromium, mousepad,
+pcmanfm and xterm are granted on start. The gates stay on (hit-test, focus, staleness, the shortcut
+blocklist). The seed's tiers instead (browsers read, terminals click): DESKGATE_POLICY_PROFILE=seed npm start`
+    : `Policy profile: ${profile} — the seed's tiers (browsers read, terminals click, trading read, other apps full);
+nothing is granted on start, agents call request_access. The sandbox profile: npm start without DESKGATE_POLICY_PROFILE.`;
+
 console.log('Starting deskgate (Redis, worker + desktop, gateway)…');
-const stack = await startStack({ apiKey: process.env.DESKGATE_API_KEY, operatorKey: process.env.DESKGATE_OPERATOR_KEY });
+const stack = await startStack({
+  apiKey: process.env.DESKGATE_API_KEY,
+  operatorKey: process.env.DESKGATE_OPERATOR_KEY,
+  env: profile ? { DESKGATE_POLICY_PROFILE: profile } : {},
+});
 const api = stack.mcpUrl.replace(/\/mcp$/, '');
 console.log(`
 ${bold('deskgate is running.')}
@@ -16,6 +33,8 @@ API key: ${stack.apiKey}
 Operator key: ${stack.operatorKey}
 
 Each URL path names a session: ${stack.mcpUrl}/<name> gets a desktop of its own.
+
+${policyText}
 
 Add it to Claude Code:
   claude mcp add --transport http deskgate ${stack.mcpUrl} --header "Authorization: Bearer ${stack.apiKey}"
