@@ -47,6 +47,9 @@ async function bringUp(size: { width: number; height: number }, extra: Record<st
       // 'info' (the default): the stack helper waits for the services' info-level ready lines.
       DESKGATE_LOG_LEVEL: 'info',
       DESKGATE_SESSION_IDLE_SECONDS: '3600',
+      // The bench is one tenant at full speed: no per-tenant call rate or session quota.
+      DESKGATE_TENANT_CALLS_PER_SECOND: '0',
+      DESKGATE_TENANT_MAX_SESSIONS: '1000',
       // The bench types into its xterm, so it classifies xterm as a full-tier app.
       DESKGATE_POLICY_FILE: BENCH_POLICY_FILE,
       ...extra,
@@ -144,8 +147,8 @@ async function step(name: string, fn: () => Promise<void>): Promise<void> {
 }
 
 const smallImage = targetImageSize(SMALL);
-// Bottom-right of the screen, where no window is: clicks and peers' clicks land on the bare desktop.
-const clickPoint = (image: { width: number; height: number }): [number, number] => [Math.round(image.width * 0.94), Math.round(image.height * 0.92)];
+// Inside the session's xterm (top-left, ~770×600 px), below its text: the gates refuse the bare desktop.
+const clickPoint = (image: { width: number; height: number }): [number, number] => [Math.round(image.width * 0.3), Math.round(image.height * 0.5)];
 
 async function runSmallStack(): Promise<void> {
   // WARM_DESKTOPS=0: every new session starts its desktop cold, which the cold-start figure needs.
