@@ -5,14 +5,13 @@
  * takes or renews the caller's lock on the desktop, and a call in flight keeps renewing it.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { ToolError, type CoordinateMode, type ScreenshotAfter } from '@deskgate/computer-use';
 import { actionReply, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { DesktopLocks, EPOCH_RETENTION_MS, LOCK_LEASE_MS, LockHeldError, type LockHolder } from './desktop-lock.ts';
 import { keys } from './keys.ts';
+import { scriptsOf } from './scripts.ts';
 
-const enqueueScript = readFileSync(new URL('./lua/enqueue-action.lua', import.meta.url), 'utf8');
 
 /** The desktop was not alive, so the action was never queued: safe to route again. */
 export class DesktopGoneError extends ToolError {
@@ -101,9 +100,7 @@ export class ActionClient {
 
   /** Queues the request under the caller's lock: {1, epoch} | {0} gone | {-1, holder, lease left}. */
   private async enqueue(options: SendOptions, request: Omit<ActionRequest, 'epoch'>): Promise<[number, ...(string | number)[]]> {
-    return (await this.redis.eval(
-      enqueueScript,
-      4,
+    return (await scriptsOf(this.redis).enqueueAction(
       keys.desktopAlive(options.desktopId),
       keys.desktopActions(options.desktopId),
       keys.desktopLock(options.desktopId),

@@ -7,14 +7,11 @@
  * lock's, so an action queued under a lapsed lease never runs after another controller took
  * over.
  */
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { ToolError } from '@deskgate/computer-use';
 import { keys } from './keys.ts';
+import { scriptsOf } from './scripts.ts';
 
-const lua = (name: string) => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
-const renewScript = lua('renew-lock.lua');
-const releaseScript = lua('release-lock.lua');
 
 export const LOCK_LEASE_MS = { default: 30_000, min: 500, max: 600_000 } as const;
 /**
@@ -68,11 +65,11 @@ export class DesktopLocks {
 
   /** Extends the lease of the holder that took the lock at `holder.epoch`; false if it lost it. */
   async renew(desktopId: string, holder: LockHolder, leaseMs: number): Promise<boolean> {
-    return (await this.redis.eval(renewScript, 1, keys.desktopLock(desktopId), holderValue(holder), leaseMs)) === 1;
+    return (await scriptsOf(this.redis).renewLock(keys.desktopLock(desktopId), holderValue(holder), leaseMs)) === 1;
   }
 
   async release(desktopId: string, controller: string): Promise<ReleaseOutcome> {
-    const outcome = await this.redis.eval(releaseScript, 1, keys.desktopLock(desktopId), controller);
+    const outcome = await scriptsOf(this.redis).releaseLock(keys.desktopLock(desktopId), controller);
     return outcome === 1 ? 'released' : outcome === 0 ? 'free' : 'held_by_other';
   }
 

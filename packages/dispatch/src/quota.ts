@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { ToolError } from '@deskgate/computer-use';
 import { keys } from './keys.ts';
+import { scriptsOf } from './scripts.ts';
 import type { SessionRef } from './names.ts';
 
 const lua = (name: string) => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
-const countCallScript = lua('count-call.lua');
 const reserveSessionScript = lua('reserve-session.lua');
 
 export const QUOTA_DEFAULTS = { maxSessions: 8, callsPerSecond: 100 } as const;
@@ -50,7 +50,7 @@ export class TenantQuotas {
   /** Counts one tool call; throws QuotaExceededError when the tenant is over its rate. */
   async countCall(tenant: string): Promise<void> {
     if (this.callsPerSecond === 0) return;
-    const [allowed, , leftMs] = (await this.redis.eval(countCallScript, 1, keys.tenantCalls(tenant), this.callsPerSecond, WINDOW_MS)) as [number, number, number];
+    const [allowed, , leftMs] = (await scriptsOf(this.redis).countCall(keys.tenantCalls(tenant), this.callsPerSecond, WINDOW_MS)) as [number, number, number];
     if (allowed === 1) return;
     const seconds = Math.max(0.1, Math.ceil(leftMs / 100) / 10);
     throw new QuotaExceededError(`This tenant is over its limit of ${this.callsPerSecond} tool calls per second. Nothing was done; retry in ${seconds} s.`);
