@@ -8,6 +8,11 @@ X server or the desktop, not about the request's shape.
 class RuntimeFault(Exception):
     kind = "x11_error"
 
+    @property
+    def details(self):
+        """Extra fields of the error response, beside kind and message."""
+        return {}
+
 
 class X11Error(RuntimeFault):
     """An X request failed; `error_name` is the X error class, e.g. "BadWindow"."""
@@ -31,3 +36,19 @@ class NotFound(RuntimeFault):
 
 class Unsupported(RuntimeFault):
     kind = "unsupported"
+
+
+class GuardFailed(RuntimeFault):
+    """An input guard no longer held when the input was to be sent (see guard.py).
+
+    `typed`: characters of a `type` already sent by earlier chunks (0: nothing was sent)."""
+
+    kind = "guard_failed"
+
+    def __init__(self, message, typed=None):
+        super().__init__(message)
+        self.typed = typed
+
+    @property
+    def details(self):
+        return {} if self.typed is None else {"typed": self.typed}

@@ -2,17 +2,22 @@
 from Xlib import X, XK
 from Xlib.ext import xtest
 
+from .errors import GuardFailed
 from .keysyms import SHIFTS, char_keysym, modifier_keysym
 
 SHIFT_L = XK.XK_Shift_L
 RETURN, TAB = XK.string_to_keysym("Return"), XK.string_to_keysym("Tab")
 MAX_TEXT = 100_000
-CHUNK = 64  # characters sent between syncs with the server
+CHUNK = 64  # characters (or chords) sent between syncs with the server; one guard check each
 
 
 class Keyboard:
-    def __init__(self, x, keymap, pool):
-        self.x, self.keymap, self.pool = x, keymap, pool
+    """Keys and text. With an input guard (guard.py), events go out under the guard's server
+    grab; everything that may wait for another client (binding borrowed keycodes, which waits
+    for the focused client to fetch the keymap) is done before the grab, never inside it."""
+
+    def __init__(self, x, keymap, pool, guards):
+        self.x, self.keymap, self.pool, self.guards = x, keymap, pool, guards
         self.held = []  # keycodes this process pressed and has not released, in press order
 
     # -- primitives -----------------------------------------------------------------------
@@ -22,6 +27,17 @@ class Keyboard:
         if found:
             return found
         return self.pool.keycode_for(keysym), False
+
+    def _resolvable(self, keysyms):
+        """True when every keysym has a keycode already (no keymap write needed)."""
+        return all(self.keymap.find(ks) or self.pool.bound_keycode(ks) is not None
+                   for ks in keysyms)
+
+    def _bind_ahead(self, keysyms):
+        """Bind the missing keysyms (as many as the block holds) in one keymap write."""
+        missing = [ks for ks in dict.fromkeys(keysyms) if not self.keymap.find(ks)]
+        if missing and not self._resolvable(missing):
+            self.pool.prepare(missing[:len(self.pool.block)])
 
     def _down(self, d, kc):
         xtest.fake_input(d, X.KeyPress, kc)
@@ -51,26 +67,49 @@ class Keyboard:
         return codes
 
     # -- operations (chords are lists of keysyms, validated by the caller) ------------------
-    def key(self, chords, repeat=1):
-        """Each chord in turn, `repeat` times: its keys down in order, then up in reverse."""
-        for _ in range(repeat):
-            for chord in chords:
-                codes = self._chord_keycodes(chord)
-                with self.x.checked(f"key {_hex(chord)}") as d:
+    def key(self, chords, repeat=1, guard=None):
+        """Each chord in turn, `repeat` times: its keys down in order, then up in reverse.
+        Sent in batches of up to CHUNK chords, each under the guard (if any)."""
+        sequence = [chord for _ in range(repeat) for chord in chords]
+        self._bind_ahead(ks for chord in sequence for ks in chord)
+        batch, sent = [], 0
+
+        def send():
+            nonlocal sent
+            what = f"key {_hex(*(chord for chord, _ in batch))}"
+            with self.guards.hold(guard, "key"), self.x.checked(what) as d:
+                for _, codes in batch:
                     for kc in codes:
                         self._down(d, kc)
                     for kc in reversed(codes):
                         self._up(d, kc)
-        self.pool.finish()
+            sent += len(batch)
+            batch.clear()
+        try:
+            for chord in sequence:
+                # Send what is batched before binding more keycodes: a rebind could reuse one.
+                if batch and (len(batch) >= CHUNK or not self._resolvable(chord)):
+                    send()
+                batch.append((chord, self._chord_keycodes(chord)))
+            send()
+        except GuardFailed as e:
+            if sent:
+                raise GuardFailed(f"{e}: {sent} of {len(sequence)} chords were pressed "
+                                  "before the check failed") from None
+            raise
+        finally:
+            self.pool.finish()
 
-    def key_down(self, chords):
+    def key_down(self, chords, guard=None):
         codes = [kc for chord in chords for kc in self._chord_keycodes(chord)]
-        with self.x.checked(f"key_down {_hex(*chords)}") as d:
+        with self.guards.hold(guard, "key_down"), \
+                self.x.checked(f"key_down {_hex(*chords)}") as d:
             for kc in codes:
                 self._down(d, kc)
                 self.pool.pinned[kc] += 1
 
     def key_up(self, chords):
+        """Never guarded: releasing keys is always safe."""
         codes = [kc for chord in chords for kc in self._chord_keycodes(chord)]
         with self.x.checked(f"key_up {_hex(*chords)}") as d:
             for kc in reversed(codes):
@@ -79,16 +118,20 @@ class Keyboard:
                     self.pool.pinned[kc] -= 1
         self.pool.finish()
 
-    def press_modifiers(self, names):
-        """Press modifier keys (ctrl, alt, shift, meta) for a click, drag or scroll; returns
-        what to pass to release_modifiers. Every name is checked before any key goes down."""
-        codes = [self.resolve(modifier_keysym(name))[0] for name in names]
+    def modifier_keycodes(self, names):
+        """Keycodes of modifier keys (ctrl, alt, shift, meta), resolved before any goes down."""
+        return [self.resolve(modifier_keysym(name))[0] for name in names]
+
+    def press(self, codes):
+        """Press keys (a pointer action's modifiers); returns what release_modifiers takes."""
         with self.x.checked("press modifiers") as d:
             for kc in codes:
                 self._down(d, kc)
         return codes
 
     def release_modifiers(self, codes):
+        if not codes:
+            return
         with self.x.checked("release modifiers") as d:
             for kc in reversed(codes):
                 self._up(d, kc)
@@ -103,40 +146,77 @@ class Keyboard:
         self.pool.finish()
 
     # -- text -----------------------------------------------------------------------------
-    def type_text(self, text):
+    def type_text(self, text, guard=None):
+        """Type `text`, in chunks of up to CHUNK keys. Before each chunk (outside any grab) the
+        characters it needs are bound to borrowed keycodes; then the chunk goes out under the
+        guard. A guard failing on a later chunk reports how much was typed."""
         keysyms = text_keysyms(text)
+        starts = _keysym_starts(text)
         caps = bool(self.x.root.query_pointer().mask & X.LockMask)
         shift_kc = self._shift_keycode()
-        missing = [ks for ks, _ in keysyms if not self.keymap.find(ks)]
-        if missing:  # bind the first batch up front: one keymap change for many characters
-            self.pool.prepare(missing[:len(self.pool.block)])
-        done_missing = 0
-        for start in range(0, len(keysyms), CHUNK):
-            with self.x.checked("type text") as d:
-                for ks, ch in keysyms[start:start + CHUNK]:
-                    if self.keymap.find(ks):
-                        kc, shift = self.keymap.find(ks)
-                    else:
-                        kc = self.pool.bound_keycode(ks)
-                        if kc is None:
-                            upcoming = missing[done_missing:]
-                            distinct = list(dict.fromkeys(upcoming))[:len(self.pool.block)]
-                            d.flush()
-                            self.pool.prepare(distinct)
-                            kc = self.pool.bound_keycode(ks)
-                        shift = False
-                        done_missing += 1
-                    if caps and ch and ch.lower() != ch.upper() and self.keymap.find(ks):
-                        shift = not shift  # Caps Lock inverts the level of letters
-                    if shift:
-                        xtest.fake_input(d, X.KeyPress, shift_kc)
-                    xtest.fake_input(d, X.KeyPress, kc)
-                    xtest.fake_input(d, X.KeyRelease, kc)
-                    if shift:
-                        xtest.fake_input(d, X.KeyRelease, shift_kc)
-                    self.pool.mark_pressed(kc)
-        self.pool.finish()
+        missing = [i for i, (ks, _) in enumerate(keysyms) if not self.keymap.find(ks)]
+        i = m = 0  # next keysym to send; first entry of `missing` at or after it
+        try:
+            while i < len(keysyms):
+                while m < len(missing) and missing[m] < i:
+                    m += 1
+                if not self._resolvable(ks for ks, _ in keysyms[i:i + CHUNK]):
+                    self.pool.prepare(self._upcoming(keysyms, missing[m:]))
+                presses = self._presses(keysyms[i:i + CHUNK], caps)
+                if not presses:  # the keymap changed under us: bind this one on its own
+                    presses = [(self.pool.keycode_for(keysyms[i][0]), False)]
+                self._send_text(presses, shift_kc, guard)
+                i += len(presses)
+        except GuardFailed as e:
+            if i:
+                raise GuardFailed(f"{e}: {starts[i]} of {len(text)} characters were typed "
+                                  "before the check failed", typed=starts[i]) from None
+            raise
+        finally:
+            self.pool.finish()
         return len(text)
+
+    def _upcoming(self, keysyms, missing):
+        """The distinct missing keysyms in order of use, as many as the block holds (the ones
+        already bound among them keep their keycodes)."""
+        upcoming = {}
+        for j in missing:
+            upcoming.setdefault(keysyms[j][0])
+            if len(upcoming) >= len(self.pool.block):
+                break
+        return list(upcoming)
+
+    def _presses(self, keysyms, caps):
+        """[(keycode, shift)] for the leading keysyms that have a keycode now."""
+        presses = []
+        for ks, ch in keysyms:
+            found = self.keymap.find(ks)
+            if found:
+                kc, shift = found
+                if caps and ch and ch.lower() != ch.upper():
+                    shift = not shift  # Caps Lock inverts the level of letters
+            else:
+                kc, shift = self.pool.bound_keycode(ks), False
+                if kc is None:
+                    break
+            presses.append((kc, shift))
+        return presses
+
+    def _send_text(self, presses, shift_kc, guard):
+        with self.guards.hold(guard, "type"), self.x.checked("type text") as d:
+            for kc, shift in presses:
+                if shift:
+                    xtest.fake_input(d, X.KeyPress, shift_kc)
+                xtest.fake_input(d, X.KeyPress, kc)
+                xtest.fake_input(d, X.KeyRelease, kc)
+                if shift:
+                    xtest.fake_input(d, X.KeyRelease, shift_kc)
+                self.pool.mark_pressed(kc)
+
+
+def _keysym_starts(text):
+    """Where each of text_keysyms(text) begins in `text` ('\r\n' is one keysym)."""
+    return [i for i, ch in enumerate(text) if not (ch == "\n" and i and text[i - 1] == "\r")]
 
 
 def text_keysyms(text):

@@ -3,11 +3,13 @@
 Handlers raise ValueError for bad input and RuntimeFault subclasses for desktop failures;
 the server turns both into error responses.
 """
+import contextlib
 import logging
 
 from .client_sync import ClientSync
 from .clipboard import Clipboard
 from .errors import DisplayError
+from .guard import Guards, parse_guard
 from .keyboard import MAX_TEXT, Keyboard
 from .keymap import Keymap
 from .keysyms import MAX_CHORD_KEYS, MAX_CHORDS, MAX_KEYSYM, modifier_keysym
@@ -33,10 +35,11 @@ class Runtime:
         self.keymap = Keymap(self.x)
         self.sync = ClientSync(self.x.name, self.x.display.display.info.resource_id_base)
         self.pool = SparePool(self.x, self.keymap, self.sync)
-        self.keyboard = Keyboard(self.x, self.keymap, self.pool)
         self.pointer = Pointer(self.x)
         self.windows = Windows(self.x)
         self.surfaces = Surfaces(self.x, self.windows.tracker, self.pointer)
+        self.guards = Guards(self.x, self.surfaces)
+        self.keyboard = Keyboard(self.x, self.keymap, self.pool, self.guards)
         self.clipboard = Clipboard(self.x.name)
 
     def release_all(self):
@@ -60,6 +63,25 @@ class Runtime:
 
 def _point(rt, p):
     return (p.int("x", 0, rt.x.width - 1), p.int("y", 0, rt.x.height - 1))
+
+
+def _guard(rt, p):
+    """The optional input guard (guard.py): what the gates judged, re-checked when sending."""
+    return parse_guard(p, rt.x.width, rt.x.height)
+
+
+@contextlib.contextmanager
+def _pointer_action(rt, what, mods, guard):
+    """Modifiers down, the block's pointer events, all under the guard's grab (if any); the
+    modifiers released after the click settled, however the block ends."""
+    codes = rt.keyboard.modifier_keycodes(mods)  # resolved before the grab
+    pressed = []
+    try:
+        with rt.guards.hold(guard, what):
+            pressed = rt.keyboard.press(codes)
+            yield
+    finally:
+        rt.keyboard.release_modifiers(pressed)
 
 
 def _modifiers(p):
@@ -93,8 +115,10 @@ def op_check(rt, p):
 
 def op_move(rt, p):
     x, y = _point(rt, p)
+    guard = _guard(rt, p)
     p.done()
-    rt.pointer.move(x, y)
+    with rt.guards.hold(guard, "move"):
+        rt.pointer.move(x, y)
     return {}
 
 
@@ -102,13 +126,10 @@ def op_click(rt, p):
     x, y = _point(rt, p)
     button = BUTTONS[p.enum("button", tuple(BUTTONS), "left")]
     count = p.int("count", 1, 3, 1)
-    mods = _modifiers(p)
+    mods, guard = _modifiers(p), _guard(rt, p)
     p.done()
-    codes = rt.keyboard.press_modifiers(mods)
-    try:
+    with _pointer_action(rt, "click", mods, guard):
         rt.pointer.click(x, y, button, count)
-    finally:
-        rt.keyboard.release_modifiers(codes)
     return {}
 
 
@@ -118,10 +139,12 @@ def _mouse_button_op(pressing):
         x, y = p.int("x", 0, rt.x.width - 1, None), p.int("y", 0, rt.x.height - 1, None)
         if (x is None) != (y is None):
             raise ValueError(f"{p.op}: give both 'x' and 'y', or neither")
+        guard = _guard(rt, p)
         p.done()
         if pressing and button in rt.pointer.held:
             raise ValueError(f"mouse_down: button {button} is already held; send mouse_up first")
-        (rt.pointer.down if pressing else rt.pointer.up)(button, None if x is None else (x, y))
+        with rt.guards.hold(guard, p.op):
+            (rt.pointer.down if pressing else rt.pointer.up)(button, None if x is None else (x, y))
         return {}
     return handler
 
@@ -130,13 +153,10 @@ def op_drag(rt, p):
     start = p.point("from", rt.x.width, rt.x.height, None)
     end = p.point("to", rt.x.width, rt.x.height)
     button = BUTTONS[p.enum("button", tuple(BUTTONS), "left")]
-    mods = _modifiers(p)
+    mods, guard = _modifiers(p), _guard(rt, p)
     p.done()
-    codes = rt.keyboard.press_modifiers(mods)
-    try:
+    with _pointer_action(rt, "drag", mods, guard):  # press, motion and release: one grab
         rt.pointer.drag(start, end, button)
-    finally:
-        rt.keyboard.release_modifiers(codes)
     return {}
 
 
@@ -144,43 +164,42 @@ def op_scroll(rt, p):
     x, y = _point(rt, p)
     direction = p.enum("direction", tuple(SCROLL_BUTTONS))
     amount = p.int("amount", 0, 100, 1)
-    mods = _modifiers(p)
+    mods, guard = _modifiers(p), _guard(rt, p)
     p.done()
-    codes = rt.keyboard.press_modifiers(mods)
-    try:
+    with _pointer_action(rt, "scroll", mods, guard):
         rt.pointer.scroll(x, y, direction, amount)
-    finally:
-        rt.keyboard.release_modifiers(codes)
     return {}
 
 
 def op_key(rt, p):
     chords, repeat = _chords(p), p.int("repeat", 1, 100, 1)
+    guard = _guard(rt, p)
     p.done()
-    rt.keyboard.key(chords, repeat)
+    rt.keyboard.key(chords, repeat, guard)
     return {}
 
 
 def op_key_down(rt, p):
-    chords = _chords(p)
+    chords, guard = _chords(p), _guard(rt, p)
     p.done()
-    rt.keyboard.key_down(chords)
+    rt.keyboard.key_down(chords, guard)
     return {}
 
 
 def op_key_up(rt, p):
     chords = _chords(p)
+    _guard(rt, p)  # accepted and never checked: releasing keys is always safe
     p.done()
     rt.keyboard.key_up(chords)
     return {}
 
 
 def op_type(rt, p):
-    text = p.str("text")
+    text, guard = p.str("text"), _guard(rt, p)
     p.done()
     if len(text) > MAX_TEXT:
         raise ValueError(f"type: text is {len(text)} characters; the limit is {MAX_TEXT}")
-    return {"typed": rt.keyboard.type_text(text)}
+    return {"typed": rt.keyboard.type_text(text, guard)}
 
 
 def op_cursor_position(rt, p):

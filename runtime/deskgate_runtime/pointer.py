@@ -79,8 +79,8 @@ class Pointer:
             for kind, button in events:
                 xtest.fake_input(d, kind, self._button(button))
             state = self.x.root.query_pointer().mask if mask else 0
-        if state & mask:
-            self._settle(mask)
+        if state & mask:  # under a server grab the window manager cannot replay it yet
+            self.x.after_grab(lambda: self._settle(mask))
 
     def _settle(self, mask):
         """Poll QueryPointer until the buttons in `mask` show up (typically 2-6 polls, ~1 ms).

@@ -112,6 +112,13 @@ class Params:
             raise ValueError(f"{self.op}: '{name}' must be between 0 and {hi}, got {v}")
         return v
 
+    def object(self, name, default=_REQUIRED):
+        """A JSON object, as a dict (its fields are the caller's to check)."""
+        v = self._get(name, default)
+        if v is not default and not isinstance(v, dict):
+            raise ValueError(f"{self.op}: '{name}' must be an object, got {_kind(v)}")
+        return v
+
     def str_list(self, name, default=_REQUIRED):
         v = self._get(name, default)
         if v is default:
@@ -164,8 +171,8 @@ def ok(rid, result):
     return _line({"id": rid, "ok": True, "result": result})
 
 
-def error(rid, kind, message):
-    return _line({"id": rid, "ok": False, "error": {"kind": kind, "message": message}})
+def error(rid, kind, message, **details):
+    return _line({"id": rid, "ok": False, "error": {"kind": kind, "message": message, **details}})
 
 
 def _line(obj):

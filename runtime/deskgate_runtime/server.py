@@ -75,7 +75,7 @@ def handle_line(rt, line):
     except DisplayError:
         raise
     except RuntimeFault as e:
-        return protocol.error(rid, e.kind, str(e))
+        return protocol.error(rid, e.kind, str(e), **e.details)
     except Exception as e:  # a bug must not take the desktop's input layer down
         log.exception("op failed unexpectedly")
         return protocol.error(rid, "x11_error", f"internal error: {type(e).__name__}: {e}")

@@ -77,17 +77,9 @@ class Surfaces:
         """Everything the gates judge an input action by, as of one sync point, in one round
         trip when the guesses below hold (else two)."""
         pointer = request.QueryPointer(display=self.d, defer=True, window=self.root)
-        focus = request.GetInputFocus(display=self.d, defer=True)
-        hits = [request.TranslateCoords(display=self.d, defer=True, src_wid=self.root,
-                                        dst_wid=self.root, src_x=x, src_y=y) for x, y in points]
-        # Descending into a frame needs to know the frame first. Guess it from what we know
-        # (where we last put the pointer, the clients' last rectangles) and ask in the same
-        # batch; a guess is used only if the server's answer shows it was right.
-        guesses = [self._guess(at) for at in [self.pointer.last_at, *points]]
-        self.tracker.refresh([pointer, focus, *hits, *(r for g in guesses if g for r in g[2])])
+        focus, hits, guesses, view = self._ask([pointer], points,
+                                               [self.pointer.last_at, *points])
         self.pointer.last_at = (pointer.root_x, pointer.root_y)
-        guesses = [g and (g[0], g[1], [_reply(r) for r in g[2]]) for g in guesses]
-        view = _View(self.tracker)
         targets = [(pointer.root_x, pointer.root_y, pointer.child)]
         targets += [(x, y, h.child) for (x, y), h in zip(points, hits)]
         jobs = [self._focus_job(view, _wid(focus.focus))]
@@ -99,6 +91,31 @@ class Surfaces:
         return {"windows": self.tracker.windows(), "focus": focus_surface, "at": at,
                 "cursor": {"x": pointer.root_x, "y": pointer.root_y},
                 "under_pointer": under_pointer, "buttons": buttons}
+
+    def now(self, points, focus=True):
+        """(the focus surface or None, [the surface at each point]): read exactly as gate_facts
+        reads them, without the pointer and the window list. The input guard's re-check."""
+        focus_req, hits, guesses, view = self._ask([], points, points)
+        jobs = [self._focus_job(view, _wid(focus_req.focus))] if focus else []
+        jobs += [self._hit_job(view, x, y, _wid(h.child), guess)
+                 for (x, y), h, guess in zip(points, hits, guesses)]
+        results = self._run(jobs)
+        return (results.pop(0) if focus else None), results
+
+    def _ask(self, first, points, spots):
+        """One batch after `first`: the focus, the root's child at each point, and the frame
+        descents guessed for each of `spots`; the window state refreshed at the same sync
+        point. Returns (GetInputFocus, [TranslateCoords per point], guesses, view)."""
+        focus = request.GetInputFocus(display=self.d, defer=True)
+        hits = [request.TranslateCoords(display=self.d, defer=True, src_wid=self.root,
+                                        dst_wid=self.root, src_x=x, src_y=y) for x, y in points]
+        # Descending into a frame needs to know the frame first. Guess it from what we know
+        # (where we last put the pointer, the clients' last rectangles) and ask in the same
+        # batch; a guess is used only if the server's answer shows it was right.
+        guesses = [self._guess(at) for at in spots]
+        self.tracker.refresh([*first, focus, *hits, *(r for g in guesses if g for r in g[2])])
+        guesses = [g and (g[0], g[1], [_reply(r) for r in g[2]]) for g in guesses]
+        return focus, hits, guesses, _View(self.tracker)
 
     def _guess(self, at):
         """(at, chain, descent requests) for the topmost client whose last known rectangle

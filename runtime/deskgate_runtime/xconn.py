@@ -27,6 +27,7 @@ class XConnection:
         self._atoms = {}
         self.mapping_listeners = []
         self.event_listeners = []  # every other event (the window tracker's)
+        self._after_grab = None  # while the server is grabbed: what to do once it is released
 
     @property
     def width(self):
@@ -65,6 +66,43 @@ class XConnection:
             e = self._async_errors[0]
             self._async_errors.clear()
             raise X11Error(f"{what}: {describe(e)}", type(e).__name__)
+
+    @property
+    def grabbed(self):
+        return self._after_grab is not None
+
+    @contextlib.contextmanager
+    def server_grabbed(self):
+        """Hold the server (XGrabServer) for the block: no other client's request is processed
+        until it ends, so nothing another client does can come between what the block checks
+        and what it sends. Input (XTest) and events to other clients still flow.
+
+        Never wait inside for another client: it is blocked until the grab ends. Waits that
+        need one go to `after_grab()`. The grab is released however the block ends.
+        """
+        if self.grabbed:  # nested: the outer grab covers it
+            yield
+            return
+        self._after_grab = later = []
+        try:
+            self.display.grab_server()
+            yield
+        finally:
+            self._after_grab = None
+            try:
+                self.display.ungrab_server()
+                self.display.flush()  # at once: every other client waits for it
+            except (xerror.ConnectionClosedError, OSError) as e:
+                raise DisplayError(f"release the server grab: X connection lost: {e}") from e
+        for then in later:
+            then()
+
+    def after_grab(self, then):
+        """Run `then()` once the server grab ends (now, if there is none)."""
+        if self.grabbed:
+            self._after_grab.append(then)
+        else:
+            then()
 
     def atom(self, name):
         if name not in self._atoms:

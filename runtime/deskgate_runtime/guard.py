@@ -1,0 +1,109 @@
+"""The input guard: what the gates judged, re-checked at the moment the input is sent.
+
+The gates read the facts (`gate_facts`), judge them, and only then is the input sent, by another
+request. In between, the window manager (focusing the window our previous click hit) or an app
+(mapping a dialog that takes the focus) can change what the input reaches. So an input op may
+carry the facts it was judged on:
+
+    "guard": {"focus": 4194317, "at": [[640, 400, "client", 4194317]]}
+
+- `focus`: the window that must hold the X input focus (a client, or a popup), resolved as
+  gate_facts resolves it;
+- `at`: [x, y, kind, window] — what must be at each point (kind and window of the surface,
+  from the same server-side hit test as gate_facts).
+
+The check and the input happen under one server grab: XGrabServer, the re-check (one round
+trip), the XTest events and a sync (the server processes fake input between requests, so by
+then it has been delivered), XUngrabServer. No other client's request is processed in between,
+so nothing can change between the check and the input. If the guard no longer holds, nothing
+is sent: `guard_failed`.
+"""
+import contextlib
+
+from .errors import GuardFailed
+from .surfaces import CLIENT, DECORATION, NONE, POPUP, ROOT, UNKNOWN
+
+KINDS = (CLIENT, DECORATION, POPUP, ROOT, NONE, UNKNOWN)
+FOCUS_KINDS = (CLIENT, POPUP)  # what can hold the focus for keys to be judged at all
+MAX_WINDOW_ID = 0xFFFFFFFF
+MAX_POINTS = 16
+
+
+class Guard:
+    def __init__(self, focus=None, at=()):
+        self.focus = focus    # window id, or None: the focus is not checked
+        self.at = list(at)    # [((x, y), kind, window or None)]
+
+
+def parse_guard(p, width, height):
+    """The op's optional `guard` parameter as a Guard (None when absent); bad_args if malformed."""
+    value = p.object("guard", None)
+    if value is None:
+        return None
+    where = f"{p.op}: 'guard'"
+    unknown = sorted(set(value) - {"focus", "at"})
+    if unknown:
+        raise ValueError(f"{where} has unknown field(s) {', '.join(unknown)}")
+    focus, at = value.get("focus"), value.get("at")
+    if focus is None and not at:
+        raise ValueError(f"{where} must have 'focus', 'at' or both (or be left out)")
+    if focus is not None:
+        _window_id(f"{where}.focus", focus)
+    if at is not None and (not isinstance(at, list) or len(at) > MAX_POINTS):
+        raise ValueError(f"{where}.at must be a list of at most {MAX_POINTS} entries")
+    entries = []
+    for i, entry in enumerate(at or []):
+        name = f"{where}.at[{i}]"
+        if not isinstance(entry, list) or len(entry) != 4:
+            raise ValueError(f"{name} must be [x, y, kind, window]")
+        x, y, kind, window = entry
+        for coord, hi in ((x, width - 1), (y, height - 1)):
+            if isinstance(coord, bool) or not isinstance(coord, int) or not 0 <= coord <= hi:
+                raise ValueError(f"{name}: the point must be on the screen, got [{x!r}, {y!r}]")
+        if kind not in KINDS:
+            raise ValueError(f"{name}: kind must be one of {', '.join(KINDS)}; got {kind!r}")
+        if window is not None:
+            _window_id(f"{name}: window", window)
+        entries.append(((x, y), kind, window))
+    return Guard(focus, entries)
+
+
+def _window_id(name, value):
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_WINDOW_ID:
+        raise ValueError(f"{name} must be a window id (1 to {MAX_WINDOW_ID}), got {value!r}")
+
+
+class Guards:
+    """Holds the server while a guard is checked and the input sent."""
+
+    def __init__(self, x, surfaces):
+        self.x, self.surfaces = x, surfaces
+
+    @contextlib.contextmanager
+    def hold(self, guard, what):
+        """Run the block (which sends input and ends with a round trip, as `checked()` does)
+        under a server grab, after checking the guard; GuardFailed and nothing sent if it no
+        longer holds. Without a guard, just run the block."""
+        if guard is None:
+            yield
+            return
+        with self.x.server_grabbed():
+            self.check(guard, what)
+            yield
+
+    def check(self, guard, what):
+        focus, at = self.surfaces.now([p for p, _, _ in guard.at], guard.focus is not None)
+        if guard.focus is not None and not (focus["kind"] in FOCUS_KINDS
+                                            and focus["window"] == guard.focus):
+            raise GuardFailed(f"{what}: the input focus is on {_describe(focus)} now, not on "
+                              f"window 0x{guard.focus:x}; nothing was sent")
+        for ((x, y), kind, window), got in zip(guard.at, at):
+            if (got["kind"], got["window"]) != (kind, window):
+                raise GuardFailed(f"{what}: at ({x}, {y}) there is {_describe(got)} now, not "
+                                  f"{_describe({'kind': kind, 'window': window})}; "
+                                  "nothing was sent")
+
+
+def _describe(surface):
+    window = surface["window"]
+    return surface["kind"] + ("" if window is None else f" 0x{window:x}")
