@@ -41,13 +41,14 @@ class Unsupported(RuntimeFault):
 class GuardFailed(RuntimeFault):
     """An input guard no longer held when the input was to be sent (see guard.py).
 
-    `typed`: characters of a `type` already sent by earlier chunks (0: nothing was sent)."""
+    `reason`: what changed; `sent`: what earlier chunks of the op had sent (None: nothing);
+    `typed`: how many characters of a `type` those were."""
 
     kind = "guard_failed"
 
-    def __init__(self, message, typed=None):
-        super().__init__(message)
-        self.typed = typed
+    def __init__(self, reason, sent=None, typed=None):
+        super().__init__(f"{reason}; {sent or 'nothing was sent'}")
+        self.reason, self.typed = reason, typed
 
     @property
     def details(self):

@@ -96,12 +96,11 @@ class Guards:
         if guard.focus is not None and not (focus["kind"] in FOCUS_KINDS
                                             and focus["window"] == guard.focus):
             raise GuardFailed(f"{what}: the input focus is on {_describe(focus)} now, not on "
-                              f"window 0x{guard.focus:x}; nothing was sent")
+                              f"window 0x{guard.focus:x}")
         for ((x, y), kind, window), got in zip(guard.at, at):
             if (got["kind"], got["window"]) != (kind, window):
                 raise GuardFailed(f"{what}: at ({x}, {y}) there is {_describe(got)} now, not "
-                                  f"{_describe({'kind': kind, 'window': window})}; "
-                                  "nothing was sent")
+                                  f"{_describe({'kind': kind, 'window': window})}")
 
 
 def _describe(surface):

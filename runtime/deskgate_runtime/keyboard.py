@@ -94,8 +94,8 @@ class Keyboard:
             send()
         except GuardFailed as e:
             if sent:
-                raise GuardFailed(f"{e}: {sent} of {len(sequence)} chords were pressed "
-                                  "before the check failed") from None
+                raise GuardFailed(e.reason, f"{sent} of {len(sequence)} chords were pressed, "
+                                  "the rest were not") from None
             raise
         finally:
             self.pool.finish()
@@ -169,8 +169,8 @@ class Keyboard:
                 i += len(presses)
         except GuardFailed as e:
             if i:
-                raise GuardFailed(f"{e}: {starts[i]} of {len(text)} characters were typed "
-                                  "before the check failed", typed=starts[i]) from None
+                raise GuardFailed(e.reason, f"{starts[i]} of {len(text)} characters were typed, "
+                                  "the rest was not", typed=starts[i]) from None
             raise
         finally:
             self.pool.finish()

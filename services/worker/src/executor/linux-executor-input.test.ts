@@ -97,3 +97,52 @@ test('holdKey lets nothing stay pressed when key_down fails', async () => {
   await assert.rejects(executor.holdKey([[0xffe1]], 1, new AbortController().signal), ToolError);
   assert.deepEqual(sent.map((s) => s.op), ['key_down', 'key_up']);
 });
+
+test('every input op carries the gates guard while one is set; key_up never does', async () => {
+  const { executor, sent } = scripted();
+  executor.guard({ focus: 42, at: [{ point: { x: 10, y: 20 }, kind: 'client', window: 42 }, { point: { x: 5, y: 6 }, kind: 'root', window: null }] });
+  const wire = { focus: 42, at: [[10, 20, 'client', 42], [5, 6, 'root', null]] };
+  await executor.move({ x: 1, y: 2 });
+  await executor.click({ x: 10, y: 20 }, 'left', 1, []);
+  await executor.mouseDown('left');
+  await executor.mouseUp('left');
+  await executor.drag({ x: 10, y: 20 }, { x: 5, y: 6 }, ['shift']);
+  await executor.scroll({ x: 10, y: 20 }, 'down', 3, []);
+  await executor.key([[0x61]], 1);
+  await executor.type('hi');
+  await executor.holdKey([[0xffe1]], 0, new AbortController().signal);
+  await executor.cursorPosition();
+  assert.deepEqual(
+    sent.map((s) => [s.op, s.params.guard]),
+    [
+      ...['move', 'click', 'mouse_down', 'mouse_up', 'drag', 'scroll', 'key', 'type', 'key_down'].map((op) => [op, wire]),
+      ['key_up', undefined],
+      ['cursor_position', undefined],
+    ],
+  );
+  executor.guard({ focus: 7 });
+  await executor.key([[0x61]], 1);
+  assert.deepEqual(sent.at(-1)!.params.guard, { focus: 7 });
+  executor.guard(null);
+  await executor.click({ x: 1, y: 1 }, 'left', 1, []);
+  executor.guard({ at: [] });
+  await executor.type('x');
+  assert.deepEqual(sent.slice(-2).map((s) => 'guard' in s.params), [false, false]);
+});
+
+test('a guard that no longer held is stale_screenshot, saying what was sent', async () => {
+  const refused = (message: string) => scripted({}, { click: new HelperError('guard_failed', message), type: new HelperError('guard_failed', message), key: new HelperError('guard_failed', message) });
+  const nothing = refused('click: at (10, 20) there is popup 0x400007 now, not client 0x40000d; nothing was sent');
+  await assert.rejects(nothing.executor.click({ x: 10, y: 20 }, 'left', 1, []), (error: ToolError) => {
+    assert.equal(error.kind, 'stale_screenshot');
+    assert.equal(error.message, 'The window under the target (or holding the keyboard focus) changed while the action was checked; nothing was sent. Take a new screenshot.');
+    return true;
+  });
+  const some = refused('type: the input focus is on client 0x600003 now, not on window 0x40000d; 128 of 300 characters were typed, the rest was not');
+  await assert.rejects(some.executor.type('x'.repeat(300)), (error: ToolError) => error.kind === 'stale_screenshot' && /some of the text was typed \(the first 128 of 300 characters\), the rest was not\. Take a new screenshot\.$/.test(error.message));
+  const keys = refused('key: the input focus is on none now, not on window 0x40000d; 64 of 100 chords were pressed, the rest were not');
+  await assert.rejects(keys.executor.key([[0x61]], 100), (error: ToolError) => error.kind === 'stale_screenshot' && /the first 64 of 100 chords/.test(error.message));
+  // Other runtime errors keep their mapping.
+  const broken = scripted({}, { click: new HelperError('x11_error', 'BadWindow') });
+  await assert.rejects(broken.executor.click({ x: 1, y: 1 }, 'left', 1, []), (error: ToolError) => error.kind === 'executor_failed');
+});

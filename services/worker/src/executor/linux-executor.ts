@@ -44,6 +44,24 @@ async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 
 
 const LAYOUT_TTL_MS = 2000;
 
+const GUARD_FAILED = 'The window under the target (or holding the keyboard focus) changed while the action was checked';
+
+/**
+ * The input runtime refused input because the guard no longer held (guard_failed): nothing was
+ * sent, or, for text and key sequences sent in chunks, only the chunks before the failed check.
+ */
+function guardRefusal(error: unknown): never {
+  if (!(error instanceof HelperError) || error.kind !== 'guard_failed') throw error;
+  const typed = /(\d+) of (\d+) characters were typed/.exec(error.message);
+  const pressed = /(\d+) of (\d+) chords were pressed/.exec(error.message);
+  const sent = typed
+    ? `some of the text was typed (the first ${typed[1]} of ${typed[2]} characters), the rest was not`
+    : pressed
+      ? `some of the keys were pressed (the first ${pressed[1]} of ${pressed[2]} chords), the rest were not`
+      : 'nothing was sent';
+  throw new ToolError('stale_screenshot', `${GUARD_FAILED}; ${sent}. Take a new screenshot.`);
+}
+
 /** The capture helper's output formats (its answer's `format`) as MIME types. */
 const MIME_TYPES: Record<string, CapturedImage['mimeType']> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
 /** The capture helper's settle bounds (docs/capture-helper.md), checked here so a bad wait is bad_args. */
@@ -65,6 +83,12 @@ interface RawSurface {
   kind: WindowSurfaceKind;
   window: number | null;
   app: RawApp | null;
+}
+
+/** The input guard as the input runtime takes it: `{"focus": wid, "at": [[x, y, kind, wid], ...]}`. */
+interface RawGuard {
+  focus?: number;
+  at?: [number, number, WindowSurfaceKind, number | null][];
 }
 
 interface RawGateFacts {
@@ -120,7 +144,7 @@ export class LinuxExecutor implements Executor {
   private async input_<T = Record<string, unknown>>(op: string, params: Record<string, unknown> = {}): Promise<T> {
     const started = performance.now();
     try {
-      return await viaHelper(op, () => this.input.call<T>(op, params), 'executor_failed');
+      return await viaHelper(op, () => this.input.call<T>(op, params).catch(guardRefusal), 'executor_failed');
     } finally {
       this.timings.inputMs = (this.timings.inputMs ?? 0) + performance.now() - started;
     }
@@ -189,34 +213,43 @@ export class LinuxExecutor implements Executor {
     }
   }
 
+  /** The gates' guard, for the input runtime to re-check as it sends (none: nothing to check). */
+  private guardParam(): { guard?: RawGuard } {
+    const guard = this.inputGuard;
+    const raw: RawGuard = {};
+    if (guard?.focus !== undefined) raw.focus = guard.focus;
+    if (guard?.at?.length) raw.at = guard.at.map(({ point, kind, window }) => [point.x, point.y, kind, window]);
+    return raw.focus !== undefined || raw.at ? { guard: raw } : {};
+  }
+
   async move(to: Point) {
-    await this.input_('move', { x: to.x, y: to.y });
+    await this.input_('move', { x: to.x, y: to.y, ...this.guardParam() });
   }
   async click(at: Point, button: MouseButton, count: 1 | 2 | 3, modifiers: string[]) {
-    await this.input_('click', { x: at.x, y: at.y, button, count, modifiers });
+    await this.input_('click', { x: at.x, y: at.y, button, count, modifiers, ...this.guardParam() });
   }
   async mouseDown(button: MouseButton) {
-    await this.input_('mouse_down', { button });
+    await this.input_('mouse_down', { button, ...this.guardParam() });
   }
   async mouseUp(button: MouseButton) {
-    await this.input_('mouse_up', { button });
+    await this.input_('mouse_up', { button, ...this.guardParam() });
   }
   async drag(from: Point | null, to: Point, modifiers: string[]) {
-    await this.input_('drag', { from: from ? [from.x, from.y] : null, to: [to.x, to.y], modifiers });
+    await this.input_('drag', { from: from ? [from.x, from.y] : null, to: [to.x, to.y], modifiers, ...this.guardParam() });
   }
   async scroll(at: Point, direction: ScrollDirection, amount: number, modifiers: string[]) {
-    await this.input_('scroll', { x: at.x, y: at.y, direction, amount, modifiers });
+    await this.input_('scroll', { x: at.x, y: at.y, direction, amount, modifiers, ...this.guardParam() });
   }
   async key(chords: KeysymChord[], repeat: number) {
-    await this.input_('key', { chords, repeat });
+    await this.input_('key', { chords, repeat, ...this.guardParam() });
   }
   async type(text: string) {
-    await this.input_('type', { text });
+    await this.input_('type', { text, ...this.guardParam() });
   }
   async holdKey(chords: KeysymChord[], seconds: number, signal: AbortSignal) {
     if (signal.aborted) throw stopped(signal);
     try {
-      await this.input_('key_down', { chords });
+      await this.input_('key_down', { chords, ...this.guardParam() });
     } catch (error) {
       // An X error may come after some keys went down: let nothing stay pressed.
       await this.input_('key_up', { chords }).catch(() => undefined);
@@ -240,7 +273,7 @@ export class LinuxExecutor implements Executor {
     const [raw] = await Promise.all([this.input_<{ windows: RawWindow[] }>('list_windows'), this.desktopIds.ready()]);
     return raw.windows.map((window) => this.toWindow(window));
   }
-  /** The gates' guard for this call's input (sent with each input op once the input runtime checks it). */
+  /** The gates' guard for this call's input, sent with every input op but key_up (releasing is always safe). */
   private inputGuard: InputGuard | null = null;
   guard(guard: InputGuard | null): void {
     this.inputGuard = guard;
