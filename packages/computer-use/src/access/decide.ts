@@ -40,7 +40,8 @@ export function proposeGrants(request: AccessRequest, policy: TenantPolicy): Pro
     } else if (matchesAny(app, policy.apps.deny) || !matchesAny(app, policy.apps.allow)) {
       proposal.policyDenied.push({ app, reason: "the tenant's policy does not allow this app" });
     } else {
-      proposal.grants.apps.push({ app, category, tier: lower(tier, policy.maxTier[category]) });
+      const ceiling = policy.maxTier[category];
+      proposal.grants.apps.push({ app, category, tier: policy.grantTier === 'ceiling' ? ceiling : lower(tier, ceiling) });
     }
   }
   for (const flag of ['clipboardRead', 'clipboardWrite', 'systemKeyCombos'] as const) {

@@ -18,6 +18,10 @@ export const tenantPolicySchema = z.strictObject({
       deny: z.array(z.string().min(1)).default([]).describe('Apps that may never be granted (wins over allow)'),
     })
     .default({ allow: ['*'], deny: [] }),
+  grantTier: z
+    .enum(['default', 'ceiling'])
+    .default('default')
+    .describe("The tier a grant gets: its category's default tier within maxTier (the seed's rule), or maxTier itself"),
   maxTier: z
     .strictObject({ browser: tier.default('read'), terminal: tier.default('click'), trading: tier.default('read'), other: tier.default('full') })
     .default({ browser: 'read', terminal: 'click', trading: 'read', other: 'full' })
@@ -58,6 +62,7 @@ export const SANDBOX_APPS = ['chromium', 'mousepad', 'pcmanfm', 'xterm'] as cons
 export function profilePolicy(profile: PolicyProfile): TenantPolicy {
   if (profile === 'seed') return tenantPolicySchema.parse({});
   return tenantPolicySchema.parse({
+    grantTier: 'ceiling',
     maxTier: { browser: 'full', terminal: 'full', trading: 'full', other: 'full' },
     flags: { clipboardRead: true, clipboardWrite: true, systemKeyCombos: false },
     grantOnStart: { apps: [...SANDBOX_APPS], clipboardRead: true, clipboardWrite: true },

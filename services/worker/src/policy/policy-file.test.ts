@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { startingGrants } from '@deskgate/computer-use';
 import { loadPolicyFile, policyProfileFrom } from './policy-file.ts';
 
 test('without a file: the seed profile by default, the sandbox profile when asked', () => {
@@ -13,6 +14,9 @@ test('without a file: the seed profile by default, the sandbox profile when aske
   assert.deepEqual(sandbox.default.maxTier, { browser: 'full', terminal: 'full', trading: 'full', other: 'full' });
   assert.deepEqual(sandbox.default.grantOnStart?.apps, ['chromium', 'mousepad', 'pcmanfm', 'xterm']);
   assert.equal(sandbox.default.flags.systemKeyCombos, false);
+  assert.equal(sandbox.default.grantTier, 'ceiling');
+  assert.deepEqual(startingGrants(sandbox.default).apps.map((g) => `${g.app}:${g.tier}`), ['chromium:full', 'mousepad:full', 'pcmanfm:full', 'xterm:full']);
+  assert.deepEqual(startingGrants(seed.default).apps, []);
 });
 
 test('a file may name its profile; its own default wins over the profile', () => {
