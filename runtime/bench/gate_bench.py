@@ -11,6 +11,10 @@ topmost ones (`alternating`: every click changes focus and stacking, so the wind
 really changes between actions). Before each click, `gate_facts` is asked about the click's
 point, as the gates do; `gate_facts` is also timed alone: no point (the focus and the pointer
 only), one point on a client, one on the bare desktop.
+
+Each click (and a Shift key press on the focused window) is sent twice in turn, unguarded and
+with the input guard the gates build from that `gate_facts` answer (what is at the point; the
+focus), so both see the same machine speed: the guard's cost is the difference.
 """
 import argparse
 import json
@@ -22,6 +26,7 @@ import time
 from pathlib import Path
 
 RUNTIME_DIR = Path(__file__).resolve().parents[1]
+SHIFT_L = 0xFFE1
 
 
 class Runtime:
@@ -39,9 +44,12 @@ class Runtime:
         return resp["result"]
 
     def timed(self, op, **params):
+        return self.timed_call(op, **params)[0]
+
+    def timed_call(self, op, **params):
         start = time.perf_counter()
-        self.call(op, **params)
-        return (time.perf_counter() - start) * 1000
+        result = self.call(op, **params)
+        return (time.perf_counter() - start) * 1000, result
 
     def close(self):
         self.proc.stdin.close()
@@ -92,16 +100,31 @@ def main():
         figures("gate_facts, 1 point on the root", [rt.timed("gate_facts", points=[root_spot])
                                                     for _ in range(args.runs)])
         for mode in ("same", "alternating"):
-            facts, clicks, pairs = [], [], []
+            facts, clicks, pairs = {}, {}, {}
             for i in range(args.runs):
-                x, y = targets[i % 2 if mode == "alternating" else 0]
-                start = time.perf_counter()
-                facts.append(rt.timed("gate_facts", points=[[x, y]]))
-                clicks.append(rt.timed("click", x=x, y=y, button="left", count=1))
-                pairs.append((time.perf_counter() - start) * 1000)
-            figures(f"gate_facts before click ({mode})", facts)
-            figures(f"click ({mode})", clicks)
-            figures(f"gate_facts + click ({mode})", pairs)
+                for guarded in (False, True):
+                    # alternating: every click, guarded or not, goes to the other window
+                    x, y = targets[int(guarded) if mode == "alternating" else 0]
+                    start = time.perf_counter()
+                    ms, answer = rt.timed_call("gate_facts", points=[[x, y]])
+                    at = answer["at"][0]
+                    guard = {"guard": {"at": [[x, y, at["kind"], at["window"]]]}} if guarded else {}
+                    facts.setdefault(guarded, []).append(ms)
+                    clicks.setdefault(guarded, []).append(
+                        rt.timed("click", x=x, y=y, button="left", count=1, **guard))
+                    pairs.setdefault(guarded, []).append((time.perf_counter() - start) * 1000)
+            for guarded, name in ((False, ""), (True, ", guarded")):
+                figures(f"gate_facts before click ({mode})", facts[guarded])
+                figures(f"click ({mode}{name})", clicks[guarded])
+                figures(f"gate_facts + click ({mode}{name})", pairs[guarded])
+        keys = {}
+        for i in range(args.runs):
+            focus = rt.call("gate_facts")["focus"]["window"]
+            for guarded in (False, True):
+                guard = {"guard": {"focus": focus}} if guarded else {}
+                keys.setdefault(guarded, []).append(rt.timed("key", chords=[[SHIFT_L]], **guard))
+        figures("key Shift (focused window)", keys[False])
+        figures("key Shift (focused window, guarded)", keys[True])
     finally:
         rt.close()
 
