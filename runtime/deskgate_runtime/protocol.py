@@ -112,6 +112,10 @@ class Params:
             raise ValueError(f"{self.op}: '{name}' must be between 0 and {hi}, got {v}")
         return v
 
+    def ignored(self, name):
+        """Accept a parameter without reading it (whatever its value)."""
+        self._used.add(name)
+
     def object(self, name, default=_REQUIRED):
         """A JSON object, as a dict (its fields are the caller's to check)."""
         v = self._get(name, default)

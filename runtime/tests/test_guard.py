@@ -49,6 +49,11 @@ def managed(rt, d, window, name):
     return win
 
 
+def managed_id(rt, name):
+    return next(w["id"] for w in rt.call("list_windows")["windows"]
+                if w["wm_class"] and w["wm_class"][0] == name)
+
+
 def input_events(d, settle=0.3):
     time.sleep(settle)
     d.sync()
@@ -113,6 +118,9 @@ def test_guard_never_blocks_key_releases(rt, probe, focused, xconn):
     assert key_is_down(d, XK.XK_Shift_L)
     managed(rt, d, window, "guardRelease")  # the focus moves while the key is held
     rt.call("key_up", chords=chords("shift"), guard=guard)  # the stale guard changes nothing
+    assert not key_is_down(d, XK.XK_Shift_L)
+    rt.call("key_down", chords=chords("shift"), guard={"focus": managed_id(rt, "guardRelease")})
+    rt.call("key_up", chords=chords("shift"), guard="not even a guard")
     assert not key_is_down(d, XK.XK_Shift_L)
     assert rt.error("key", chords=chords("x"), guard=guard)["kind"] == "guard_failed"
 
