@@ -22,10 +22,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
-import { closeTo, decodeJpeg, hex, type DecodedImage } from '../support/image.ts';
+import { closeTo, decodeImage, hex, type DecodedImage } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 import { PAGE_COLORS, startWebPage, type WebPage } from '../support/web-page.ts';
 
@@ -50,64 +49,8 @@ after(async () => {
 
 // ---- what the agent sees --------------------------------------------------------------------
 
-/** An indexed, RGB or RGBA 8-bit PNG (what the screenshot's `auto` format gives screen content). */
-function decodePng(data: Buffer): DecodedImage {
-  let offset = 8;
-  let width = 0, height = 0, depth = 0, colorType = 0;
-  let palette = Buffer.alloc(0);
-  const idat: Buffer[] = [];
-  while (offset < data.length) {
-    const length = data.readUInt32BE(offset);
-    const type = data.toString('latin1', offset + 4, offset + 8);
-    const body = data.subarray(offset + 8, offset + 8 + length);
-    if (type === 'IHDR') [width, height, depth, colorType] = [body.readUInt32BE(0), body.readUInt32BE(4), body[8]!, body[9]!];
-    else if (type === 'PLTE') palette = Buffer.from(body);
-    else if (type === 'IDAT') idat.push(body);
-    offset += 12 + length;
-  }
-  const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[colorType];
-  if (!channels || (colorType !== 3 && depth !== 8)) throw new Error(`PNG colour type ${colorType} at depth ${depth} is not decoded here`);
-  const bitsPerPixel = channels * depth;
-  const stride = Math.ceil((width * bitsPerPixel) / 8);
-  const step = Math.max(1, bitsPerPixel >> 3);
-  const raw = inflateSync(Buffer.concat(idat));
-  const rows = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)]!;
-    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    const out = rows.subarray(y * stride, (y + 1) * stride);
-    const up = y ? rows.subarray((y - 1) * stride, y * stride) : Buffer.alloc(stride);
-    for (let i = 0; i < stride; i++) {
-      const a = i >= step ? out[i - step]! : 0, b = up[i]!, c = i >= step ? up[i - step]! : 0;
-      const paeth = () => {
-        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
-        return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      };
-      const predictor = [0, a, b, (a + b) >> 1, filter === 4 ? paeth() : 0][filter]!;
-      out[i] = (line[i]! + predictor) & 255;
-    }
-  }
-  return {
-    width,
-    height,
-    pixel(x, y) {
-      const [px, py] = [Math.round(x), Math.round(y)];
-      if (colorType === 3) {
-        const bit = px * depth;
-        const index = (rows[py * stride + (bit >> 3)]! >> (8 - depth - (bit & 7))) & ((1 << depth) - 1);
-        return [palette[index * 3]!, palette[index * 3 + 1]!, palette[index * 3 + 2]!];
-      }
-      const at = py * stride + px * channels;
-      return channels >= 3 ? [rows[at]!, rows[at + 1]!, rows[at + 2]!] : [rows[at]!, rows[at]!, rows[at]!];
-    },
-  };
-}
-
 function decodeScreenshot(result: ToolResult): DecodedImage {
-  const { data, mimeType } = imageOf(result);
-  if (mimeType === 'image/jpeg') return decodeJpeg(data);
-  if (mimeType === 'image/png') return decodePng(data);
-  throw new Error(`a screenshot in ${mimeType}, which this test does not decode`);
+  return decodeImage(imageOf(result).data);
 }
 
 interface Box { x: number; y: number; width: number; height: number }

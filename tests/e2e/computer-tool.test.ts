@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { desktopOf } from '../support/desktops.ts';
-import { closeTo, decodeJpeg, hex } from '../support/image.ts';
+import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 import { Probe, type ProbeEvent, type Rect } from '../support/probe.ts';
 
@@ -55,7 +55,7 @@ test('an Anthropic-style action sequence has the same effects as the native tool
   assert.ok(!first.isError, `the policy granted the probe on start: ${textOf(first)}`);
   probe = await Probe.start((await desktopOf(redis, stack.tenant, 'anthropic')).display, { color: COLOR });
   const { button, text, color_area: area } = probe.ready;
-  const shot = decodeJpeg(imageOf(await computer.call('computer', { action: 'screenshot' })).data);
+  const shot = decodeImage(imageOf(await computer.call('computer', { action: 'screenshot' })).data);
   assert.ok(closeTo(shot.pixel(...centre(area)), hex(COLOR)));
 
   let skip = probe.events().length;
@@ -75,7 +75,7 @@ test('an Anthropic-style action sequence has the same effects as the native tool
   await sleep(200);
   assert.equal(probe.since(skip).filter((e) => e.type === 'press' && e.button === 5).length, 3);
 
-  const zoomed = decodeJpeg(imageOf(await computer.call('computer', { action: 'zoom', region: [area.x + 10, area.y + 10, area.x + 110, area.y + 60] })).data);
+  const zoomed = decodeImage(imageOf(await computer.call('computer', { action: 'zoom', region: [area.x + 10, area.y + 10, area.x + 110, area.y + 60] })).data);
   assert.deepEqual([zoomed.width, zoomed.height], [100, 50]);
   assert.ok(closeTo(zoomed.pixel(50, 25), hex(COLOR)));
 
@@ -140,7 +140,7 @@ test('a scripted Anthropic loop: every action, the reference parameters, a scree
       assert.equal(textOf(reply), `X=${bx},Y=${by}`, label);
       assert.ok(!reply.content.some((block) => block.type === 'image'), 'cursor_position answers in text, as the reference');
     } else {
-      const image = decodeJpeg(imageOf(reply).data);
+      const image = decodeImage(imageOf(reply).data);
       const size = input.action === 'zoom' ? [200, 100] : [1280, 800];
       assert.deepEqual([image.width, image.height], size, label);
     }
@@ -178,7 +178,7 @@ test('the native endpoint: ?screenshot_after=settled adds the settled screenshot
     const [ax, ay] = centre(probe.ready.color_area);
     const clicked = (await native.call('left_click', { coordinate: [ax, ay] })) as ComputerReply;
     assert.ok(!clicked.isError, textOf(clicked));
-    assert.deepEqual([decodeJpeg(imageOf(clicked).data).width, decodeJpeg(imageOf(clicked).data).height], [1280, 800]);
+    assert.deepEqual([decodeImage(imageOf(clicked).data).width, decodeImage(imageOf(clicked).data).height], [1280, 800]);
     assert.equal(typeof clicked.structuredContent?.settle?.settled, 'boolean');
     const listed = (await native.call('list_granted_applications')) as ComputerReply;
     assert.ok(!listed.content.some((block) => block.type === 'image'), 'a tool that does not act gets no screenshot');

@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { keys } from '@deskgate/dispatch';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
-import { closeTo, decodeJpeg, hex } from '../support/image.ts';
+import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 
 const MAX_PROCESSES = 256;
@@ -216,7 +216,7 @@ describe('the desktop as part of the sandbox', () => {
     refused(await mcp.call('screenshot'), 'desktop_failed', /window manager stopped.*request access/);
     // The session starts over on a new desktop.
     ok(await mcp.call('request_access', { apps: ['xterm'], reason: 'desktop sandbox e2e' }));
-    const image = decodeJpeg(imageOf(ok(await mcp.call('screenshot'))).data);
+    const image = decodeImage(imageOf(ok(await mcp.call('screenshot'))).data);
     const fresh = await desktopOf(redis, stack.tenant, 'wm-dies');
     assert.notEqual(fresh.id, desktop.id);
     assert.ok(alive(fresh.pids.wm));

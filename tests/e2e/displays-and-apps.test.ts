@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { desktopOf } from '../support/desktops.ts';
-import { closeTo, decodeJpeg, hex } from '../support/image.ts';
+import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 import { Probe, type Rect } from '../support/probe.ts';
 
@@ -82,7 +82,7 @@ describe('a desktop with two monitors', () => {
   test('a screenshot shows the primary monitor and names both', async () => {
     const result = ok(await mcp.call('screenshot'));
     assert.match(textOf(result), /DG-1 \(1280×800, shown\), DG-2 \(1280×800\)/);
-    const image = decodeJpeg(imageOf(result).data);
+    const image = decodeImage(imageOf(result).data);
     assert.deepEqual([image.width, image.height], [WIDTH, HEIGHT]);
     const { x, y } = centre(left.ready.color_area);
     assert.ok(closeTo(image.pixel(x, y), hex(LEFT_COLOR)), `saw rgb(${image.pixel(x, y).join(',')})`);
@@ -94,7 +94,7 @@ describe('a desktop with two monitors', () => {
     assert.match(textOf(result), /DG-2 \(1280×800, shown\)/);
     const target = centre(right.ready.color_area);
     const inImage = { x: target.x - WIDTH, y: target.y };
-    const image = decodeJpeg(imageOf(result).data);
+    const image = decodeImage(imageOf(result).data);
     assert.ok(closeTo(image.pixel(inImage.x, inImage.y), hex(RIGHT_COLOR)), `saw rgb(${image.pixel(inImage.x, inImage.y).join(',')})`);
 
     const skip = right.events().length;
@@ -113,7 +113,7 @@ describe('a desktop with two monitors', () => {
     const result = ok(await mcp.call('screenshot'));
     assert.match(textOf(result), /DG-1 \(1280×800, shown\)/);
     const { x, y } = centre(left.ready.color_area);
-    assert.ok(closeTo(decodeJpeg(imageOf(result).data).pixel(x, y), hex(LEFT_COLOR)));
+    assert.ok(closeTo(decodeImage(imageOf(result).data).pixel(x, y), hex(LEFT_COLOR)));
     assert.match(textOf(ok(await mcp.call('cursor_position'))), /pointer is on DG-2, not on DG-1/);
   });
 

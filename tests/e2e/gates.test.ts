@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { desktopOf } from '../support/desktops.ts';
-import { closeTo, decodeJpeg, hex } from '../support/image.ts';
+import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 import { Probe, type Rect } from '../support/probe.ts';
 
@@ -84,7 +84,7 @@ test('request_access grants by category and policy; streaming and ebook apps nev
 });
 
 test('a non-granted window is black in screenshots, refused as a target, and hidden; a click on a granted app takes the focus from it', async () => {
-  const shot = decodeJpeg(imageOf(await mcp.call('screenshot')).data);
+  const shot = decodeImage(imageOf(await mcp.call('screenshot')).data);
   assert.ok(closeTo(shot.pixel(...centre(probes.stranger!.ready.color_area)), [0, 0, 0]), 'the stranger is blacked out');
   assert.ok(closeTo(shot.pixel(...centre(probes.app!.ready.color_area)), hex('#3366cc')), 'granted windows show');
   const mark = marks();
@@ -245,13 +245,13 @@ test('human approval: the request waits, another tenant cannot decide it, the ow
 
 test('a window hidden as not granted comes back once its app is granted', async () => {
   const at = centre(probes.stranger!.ready.color_area);
-  const before = decodeJpeg(imageOf(await mcp.call('screenshot')).data);
+  const before = decodeImage(imageOf(await mcp.call('screenshot')).data);
   assert.ok(!closeTo(before.pixel(...at), hex('#cc3366')), 'the stranger is hidden');
   const result = await mcp.call('request_access', { apps: ['Stranger'], reason: 'now it is needed' });
   assert.equal((result.structuredContent as { restored?: string[] }).restored?.length, 1, textOf(result));
   assert.match(textOf(result), /Brought back/);
   await sleep(300);
-  const after = decodeJpeg(imageOf(await mcp.call('screenshot')).data);
+  const after = decodeImage(imageOf(await mcp.call('screenshot')).data);
   assert.ok(closeTo(after.pixel(...at), hex('#cc3366')), 'the stranger shows again');
   const again = await mcp.call('request_access', { apps: ['Stranger'], reason: 'twice' });
   assert.equal((again.structuredContent as { restored?: string[] }).restored, undefined, 'nothing is restored twice');

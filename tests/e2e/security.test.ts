@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { ApiKeyStore, VERIFY_CACHE_MS } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { desktopOf } from '../support/desktops.ts';
-import { closeTo, decodeJpeg, hex } from '../support/image.ts';
+import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
 import { Probe } from '../support/probe.ts';
 
@@ -112,9 +112,9 @@ describe('security of the vertical slice', () => {
       const area = probe.ready.color_area;
       const [x, y] = [area.x + area.width / 2, area.y + area.height / 2];
       assert.ok(!(await bob.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' })).isError);
-      const shot = decodeJpeg(imageOf(await bob.call('screenshot')).data);
+      const shot = decodeImage(imageOf(await bob.call('screenshot')).data);
       assert.ok(!closeTo(shot.pixel(x, y), hex(COLOR)), 'B sees a desktop without A\'s window');
-      const aliceShot = decodeJpeg(imageOf(await alice.call('screenshot')).data);
+      const aliceShot = decodeImage(imageOf(await alice.call('screenshot')).data);
       assert.ok(closeTo(aliceShot.pixel(x, y), hex(COLOR)), 'A still sees its window');
       // On B's own desktop that point is the background: refused, and nothing of A's is reachable anyway.
       assert.equal(errorKind(await bob.call('left_click', { coordinate: [x, y] })), 'no_app_window');

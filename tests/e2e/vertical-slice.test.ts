@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { allTools, targetImageSize } from '@deskgate/computer-use';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { desktopOf } from '../support/desktops.ts';
-import { closeTo, decodeJpeg, hex } from '../support/image.ts';
+import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, GENERATIONS, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
 import { Probe, type Rect } from '../support/probe.ts';
 
@@ -70,7 +70,7 @@ for (const size of SIZES) {
         await t.test('screenshot is a JPEG of the size the token-budget rule gives', async () => {
           const shot = imageOf(await mcp.call('screenshot'));
           assert.equal(shot.mimeType, 'image/jpeg');
-          const decoded = decodeJpeg(shot.data);
+          const decoded = decodeImage(shot.data);
           assert.deepEqual([decoded.width, decoded.height], [image.width, image.height]);
         });
 
@@ -79,7 +79,7 @@ for (const size of SIZES) {
         const { button, text, color_area: area } = probe.ready;
 
         await t.test('a window of known colour shows that colour', async () => {
-          const decoded = decodeJpeg(imageOf(await mcp.call('screenshot')).data);
+          const decoded = decodeImage(imageOf(await mcp.call('screenshot')).data);
           const [x, y] = centre(area);
           const seen = decoded.pixel(x, y);
           assert.ok(closeTo(seen, hex(PROBE_COLOR)), `expected ${PROBE_COLOR}, saw rgb(${seen.join(',')})`);
@@ -176,7 +176,7 @@ for (const size of SIZES) {
           await mcp.call('screenshot');
           const [x0, y0] = toImage(area.x + 10, area.y + 10).map(Math.ceil) as [number, number];
           const [x1, y1] = toImage(area.x + 210, area.y + 110).map(Math.floor) as [number, number];
-          const zoomed = decodeJpeg(imageOf(await mcp.call('zoom', { region: [x0, y0, x1, y1] })).data);
+          const zoomed = decodeImage(imageOf(await mcp.call('zoom', { region: [x0, y0, x1, y1] })).data);
           // Native resolution: about 200×100 display pixels, more than the region's image pixels when the screenshot was scaled.
           assert.ok(Math.abs(zoomed.width - 200) <= 3 && Math.abs(zoomed.height - 100) <= 3, `${zoomed.width}×${zoomed.height}`);
           assert.ok(closeTo(zoomed.pixel(zoomed.width / 2, zoomed.height / 2), hex(PROBE_COLOR)));

@@ -1,4 +1,5 @@
 import jpeg from 'jpeg-js';
+import { PNG } from 'pngjs';
 
 export interface DecodedImage {
   width: number;
@@ -6,8 +7,22 @@ export interface DecodedImage {
   pixel(x: number, y: number): [number, number, number];
 }
 
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+/** A screenshot as the gateway sent it: JPEG or PNG, told apart by their magic bytes. */
+export function decodeImage(data: Buffer): DecodedImage {
+  return data.subarray(0, 4).equals(PNG_MAGIC) ? decodePng(data) : decodeJpeg(data);
+}
+
+export function decodePng(data: Buffer): DecodedImage {
+  return rgbaImage(PNG.sync.read(data));
+}
+
 export function decodeJpeg(data: Buffer): DecodedImage {
-  const image = jpeg.decode(data, { useTArray: true, formatAsRGBA: true });
+  return rgbaImage(jpeg.decode(data, { useTArray: true, formatAsRGBA: true }));
+}
+
+function rgbaImage(image: { width: number; height: number; data: Uint8Array }): DecodedImage {
   return {
     width: image.width,
     height: image.height,
