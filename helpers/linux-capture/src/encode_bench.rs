@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::bench::{BenchError, Samples};
 use crate::contract::Format;
 use crate::convert::{pack, WorkFormat};
-use crate::encode::palette::Indexer;
+use crate::encode::palette::{Fit, Indexer};
 use crate::encode::{Encoder, Pixels};
 use crate::synthetic::photo_bgrx;
 use crate::x11::{Backend, Display, GetImageBackend};
@@ -88,7 +88,7 @@ pub fn run(display: Option<&str>, frame: Frame, iterations: usize) -> Result<Str
     let mut indexer = Indexer::default();
     let mut samples = Samples::default();
     for _ in 0..iterations {
-        samples.time(|| indexer.index(px));
+        samples.time(|| indexer.index(px, Fit::Near));
     }
     out["index_ms"] = samples.summary();
     Ok(out.to_string())

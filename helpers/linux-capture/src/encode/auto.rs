@@ -1,8 +1,11 @@
 //! `format: "auto"`: indexed PNG when the frame is screen content that compresses well,
 //! JPEG otherwise. The rule, in order:
 //!
-//! 1. Index the colours (one pass; it stops at the 257th distinct colour). More than 256
-//!    colours (photos, video, scaled frames) → JPEG.
+//! 1. Index the colours (`palette.rs`, `Fit::Near`): at most 256 colours → an exact palette;
+//!    up to 4096 → the 192 most frequent plus 64 picked greedily, every other colour drawn
+//!    as its nearest palette colour, accepted only if no pixel moves more than 24 (RGB
+//!    distance; a desktop's title-bar gradients and icons, never the text). Otherwise
+//!    (photos, video, scaled frames, a web page with pictures) → JPEG.
 //! 2. Write the indexed PNG in bands of rows. If, after any band, the output exceeds
 //!    `MAX_BYTES_PER_PIXEL` (0.25 bytes a pixel: a text-heavy screen's JPEG q75 is ~0.3,
 //!    its indexed PNG ~0.07) or the time since step 1 began exceeds `MS_PER_MEGAPIXEL` ×
@@ -20,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::palette::{Fit, Indexing};
 use super::png::{self, Budget, Indexed};
 use super::{EncodeError, Encoded, Encoder, Pixels};
 use crate::contract::Format;
@@ -35,9 +39,12 @@ pub const MAX_BYTES_PER_PIXEL: f64 = 0.25;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AutoReason {
-    /// ≤ 256 colours and the indexed PNG fit the budget: PNG.
+    /// ≤ 256 colours and the indexed PNG fit the budget: PNG, lossless.
     Palette,
-    /// More than 256 colours: JPEG.
+    /// More than 256 colours, all within reach of a 256-colour palette, and the indexed PNG
+    /// fit the budget: PNG, with the rare colours moved to their nearest palette colour.
+    NearPalette,
+    /// Too many colours for a palette (or too far from one): JPEG.
     Colours,
     /// The indexed PNG ran over the time budget: JPEG.
     Time,
@@ -60,14 +67,16 @@ impl Encoder {
     ) -> Result<Encoded, EncodeError> {
         let start = Instant::now();
         let pixels = px.width as usize * px.height as usize;
-        let reason = if self.indexer.index(px) {
+        let indexing = self.indexer.index(px, Fit::Near);
+        let reason = if indexing != Indexing::TooMany {
             let budget = Budget {
                 deadline: start + Duration::from_secs_f64(budget_ms / 1e3),
                 max_bytes: (pixels as f64 * MAX_BYTES_PER_PIXEL) as usize,
             };
             let ix = &self.indexer;
             let outcome = png::indexed(
-                &ix.indices,
+                &ix.ids,
+                &ix.remap,
                 &ix.palette,
                 px.width,
                 px.height,
@@ -76,11 +85,15 @@ impl Encoder {
             )?;
             match outcome {
                 Indexed::Done(bytes) => {
+                    let reason = match indexing {
+                        Indexing::Exact => AutoReason::Palette,
+                        _ => AutoReason::NearPalette,
+                    };
                     return Ok(Encoded {
                         bytes,
                         format: Format::Png,
-                        auto: Some(AutoReason::Palette),
-                    })
+                        auto: Some(reason),
+                    });
                 }
                 Indexed::OverTime => AutoReason::Time,
                 Indexed::OverBytes => AutoReason::Bytes,
@@ -141,8 +154,11 @@ mod tests {
         assert_eq!((e.format, e.auto), (Format::Png, Some(AutoReason::Palette)));
         assert!(e.bytes.starts_with(b"\x89PNG"));
 
-        let gradient = frame(64, 64, |x, y| [(x * 4) as u8, (y * 4) as u8, 90]);
-        let e = enc.auto_with(px(&gradient, 64, 64), 75, 1e6).unwrap();
+        // 16,384 colours: past what a palette could stand for.
+        let gradient = frame(128, 128, |x, y| {
+            [(x * 2) as u8, (y * 2) as u8, (x + y) as u8]
+        });
+        let e = enc.auto_with(px(&gradient, 128, 128), 75, 1e6).unwrap();
         assert_eq!(
             (e.format, e.auto),
             (Format::Jpeg, Some(AutoReason::Colours))

@@ -109,12 +109,13 @@ impl Encoder {
         })
     }
 
-    /// Indexed PNG when the frame has at most 256 colours, else RGB8 PNG.
+    /// Indexed PNG when the frame has at most 256 colours, else RGB8 PNG (lossless either way).
     fn png(&mut self, px: Pixels<'_>) -> Result<Vec<u8>, EncodeError> {
-        if self.indexer.index(px) {
+        if self.indexer.index(px, palette::Fit::Exact) == palette::Indexing::Exact {
             let ix = &self.indexer;
             match png::indexed(
-                &ix.indices,
+                &ix.ids,
+                &ix.remap,
                 &ix.palette,
                 px.width,
                 px.height,

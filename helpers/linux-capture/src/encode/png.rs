@@ -35,10 +35,12 @@ pub enum Indexed {
     OverBytes,
 }
 
-/// An 8-bit indexed PNG of `indices` (row-major, `width` per row) with `palette` (RGB
-/// triples). `band` is scratch reused across calls.
+/// An 8-bit indexed PNG of pixels `ids` (row-major, `width` per row), pixel `i` being
+/// palette entry `remap[ids[i]]` of `palette` (RGB triples). `band` is scratch reused
+/// across calls.
 pub fn indexed(
-    indices: &[u8],
+    ids: &[u16],
+    remap: &[u8],
     palette: &[u8],
     width: u32,
     height: u32,
@@ -46,7 +48,7 @@ pub fn indexed(
     band: &mut Vec<u8>,
 ) -> Result<Indexed, EncodeError> {
     let w = width as usize;
-    let mut out = Vec::with_capacity(indices.len() / 8 + palette.len() + 64);
+    let mut out = Vec::with_capacity(ids.len() / 8 + palette.len() + 64);
     out.extend_from_slice(&SIGNATURE);
     let mut ihdr = [0u8; 13];
     ihdr[..4].copy_from_slice(&width.to_be_bytes());
@@ -61,11 +63,11 @@ pub fn indexed(
     out.extend_from_slice(&[0, 0, 0, 0]);
     out.extend_from_slice(b"IDAT");
     let mut z = ZlibEncoder::new(out, Compression::new(INDEXED_LEVEL));
-    for rows in indices[..w * height as usize].chunks(w * BAND_ROWS) {
+    for rows in ids[..w * height as usize].chunks(w * BAND_ROWS) {
         band.clear();
         for row in rows.chunks_exact(w) {
             band.push(0); // filter type None
-            band.extend_from_slice(row);
+            band.extend(row.iter().map(|&id| remap[usize::from(id)]));
         }
         z.write_all(band)?;
         if let Some(b) = budget {
@@ -139,10 +141,12 @@ mod tests {
     fn indexed_png_decodes_to_the_palette_colours() {
         // 70 rows: more than two bands, the last one partial.
         let (w, h) = (5u32, 70u32);
-        let indices: Vec<u8> = (0..w * h).map(|i| (i % 3) as u8).collect();
+        // Colour numbers 0-5, two for each palette entry.
+        let ids: Vec<u16> = (0..w * h).map(|i| (i % 6) as u16).collect();
+        let remap = [0, 1, 2, 0, 1, 2];
         let palette = [255, 0, 0, 0, 255, 0, 0, 0, 255];
         let Indexed::Done(bytes) =
-            indexed(&indices, &palette, w, h, None, &mut Vec::new()).unwrap()
+            indexed(&ids, &remap, &palette, w, h, None, &mut Vec::new()).unwrap()
         else {
             panic!("no budget, no give-up")
         };
@@ -162,32 +166,33 @@ mod tests {
         let (w, h) = (64u32, 128u32);
         // Pseudo-random indices: incompressible.
         let mut s = 1u32;
-        let indices: Vec<u8> = (0..w * h)
+        let ids: Vec<u16> = (0..w * h)
             .map(|_| {
                 s = s.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                (s >> 24) as u8
+                (s >> 24) as u16
             })
             .collect();
+        let remap: Vec<u8> = (0..=255).collect();
         let palette: Vec<u8> = (0..=255u8).flat_map(|i| [i, i, i]).collect();
         let far = Instant::now() + Duration::from_secs(60);
         let tight = Budget {
             deadline: far,
             max_bytes: 1000,
         };
-        let r = indexed(&indices, &palette, w, h, Some(&tight), &mut Vec::new()).unwrap();
+        let r = indexed(&ids, &remap, &palette, w, h, Some(&tight), &mut Vec::new()).unwrap();
         assert!(matches!(r, Indexed::OverBytes), "{r:?}");
         let past = Budget {
             deadline: Instant::now(),
             max_bytes: usize::MAX,
         };
         std::thread::sleep(Duration::from_millis(2));
-        let r = indexed(&indices, &palette, w, h, Some(&past), &mut Vec::new()).unwrap();
+        let r = indexed(&ids, &remap, &palette, w, h, Some(&past), &mut Vec::new()).unwrap();
         assert!(matches!(r, Indexed::OverTime), "{r:?}");
         let roomy = Budget {
             deadline: far,
             max_bytes: usize::MAX,
         };
-        let r = indexed(&indices, &palette, w, h, Some(&roomy), &mut Vec::new()).unwrap();
+        let r = indexed(&ids, &remap, &palette, w, h, Some(&roomy), &mut Vec::new()).unwrap();
         assert!(matches!(r, Indexed::Done(_)), "{r:?}");
     }
 }
