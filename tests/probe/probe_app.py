@@ -8,7 +8,12 @@ root-coordinate boxes of its parts once the window is mapped and placed.
 
     /usr/bin/python3 tests/probe/probe_app.py --events /tmp/x.jsonl \
         [--title "deskgate probe"] [--geometry 800x600+0+0] [--color "#3366cc"] \
-        [--class DeskgateProbe]
+        [--class DeskgateProbe] [--slow-repaint] [--steady-caret]
+
+With --slow-repaint, "Click me" repaints the colour area slowly, as a busy app would: nothing
+for 400 ms, then 300 ms of animation, then a final colour (FINAL_COLOR), with a "repainted"
+line once it is on screen. With --steady-caret the text caret does not blink (a blinking caret
+redraws the text box every few hundred ms: the screen is never still).
 """
 import argparse
 import json
@@ -19,6 +24,8 @@ import time
 import tkinter as tk
 
 MOTION_THROTTLE_S = 0.02  # at most one motion_drag line per 20 ms, plus the last one
+REPAINT_DELAY_MS, ANIMATION_MS, FRAME_MS = 400, 300, 20
+FINAL_COLOR = "#00cc44"
 
 
 class Recorder:
@@ -42,6 +49,7 @@ def box(widget):
 class ProbeApp:
     def __init__(self, args):
         self.record = Recorder(args.events)
+        self.slow_repaint = args.slow_repaint
         # Tk title-cases the main window's class ("DeskgateProbe" -> "Deskgateprobe"), so the
         # visible window is a Toplevel whose class is set exactly; the main window stays hidden.
         self.tk_root = tk.Tk(className=args.wm_class)
@@ -52,6 +60,8 @@ class ProbeApp:
         self.root.geometry(args.geometry)
         self.root.protocol("WM_DELETE_WINDOW", self.quit)
         self._build(args.color)
+        if args.steady_caret:
+            self.text.configure(insertofftime=0)
         self._bind_recording()
         self._drag_last = None      # (x_root, y_root, state) of the newest unrecorded motion
         self._drag_recorded_at = 0.0
@@ -106,6 +116,18 @@ class ProbeApp:
     # -- event handlers ---------------------------------------------------------------
     def _on_button(self):
         self.record(type="button", name="click_me")
+        if self.slow_repaint:
+            self.root.after(REPAINT_DELAY_MS, lambda: self._animate(ANIMATION_MS // FRAME_MS))
+
+    def _animate(self, frames_left):
+        if frames_left > 0:
+            shade = 40 + (frames_left * 37) % 200
+            self.color_area.configure(background=f"#{shade:02x}{255 - shade:02x}{shade // 2:02x}")
+            self.root.after(FRAME_MS, lambda: self._animate(frames_left - 1))
+            return
+        self.color_area.configure(background=FINAL_COLOR)
+        self.root.update_idletasks()
+        self.record(type="repainted", color=FINAL_COLOR)
 
     def _on_button_event(self, kind, e):
         if kind == "release" and e.num == 1:
@@ -187,6 +209,9 @@ def parse_args(argv):
     p.add_argument("--color", default="#3366cc")
     p.add_argument("--class", dest="wm_class", default="DeskgateProbe",
                    help="WM_CLASS class name (Tk className)")
+    p.add_argument("--slow-repaint", action="store_true",
+                   help="repaint slowly after a click on the button (settled-screenshot tests)")
+    p.add_argument("--steady-caret", action="store_true", help="a text caret that does not blink")
     return p.parse_args(argv)
 
 

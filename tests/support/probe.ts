@@ -40,7 +40,7 @@ export class Probe {
     readonly ready: ReadyEvent,
   ) {}
 
-  static async start(display: string, options: { color?: string; geometry?: string; title?: string; wmClass?: string; xauthority?: string } = {}): Promise<Probe> {
+  static async start(display: string, options: { color?: string; geometry?: string; title?: string; wmClass?: string; xauthority?: string; slowRepaint?: boolean; steadyCaret?: boolean } = {}): Promise<Probe> {
     const eventsFile = join(mkdtempSync(join(tmpdir(), 'deskgate-probe-')), 'events.jsonl');
     const child = spawn(
       '/usr/bin/python3',
@@ -51,6 +51,8 @@ export class Probe {
         '--color', options.color ?? '#3366cc',
         '--title', options.title ?? 'deskgate probe',
         '--class', options.wmClass ?? 'DeskgateProbe',
+        ...(options.slowRepaint ? ['--slow-repaint'] : []),
+        ...(options.steadyCaret ? ['--steady-caret'] : []),
       ],
       { env: { ...process.env, DISPLAY: display, ...(options.xauthority ? { XAUTHORITY: options.xauthority } : {}) }, stdio: 'ignore' },
     );

@@ -63,11 +63,19 @@ pub struct CompareRequest {
 
 /// `{"op":"settle", …}`: wait until the screen has had no damage for `quiet_ms`, counted
 /// from the later of the request's arrival and the last damage; give up at `max_ms`.
+/// With `since_ms` (the action began that long before the request): once the screen has
+/// been damaged since the action began — the app reacted — the quiet window is
+/// `react_quiet_ms` instead, counted from the last damage, so an app that answers in
+/// steps (a press, a pause, a redraw) is waited for, while a still screen costs `quiet_ms`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SettleRequest {
     pub quiet_ms: u32,
     pub max_ms: u32,
+    #[serde(default)]
+    pub react_quiet_ms: Option<u32>,
+    #[serde(default)]
+    pub since_ms: u32,
 }
 
 /// Placeholder for ops that take no arguments; rejects stray fields like the others.

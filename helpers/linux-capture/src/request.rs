@@ -122,7 +122,24 @@ fn check_compare(req: &CompareRequest) -> Result<(), String> {
 }
 
 fn check_settle(req: &SettleRequest) -> Result<(), String> {
-    let SettleRequest { quiet_ms, max_ms } = *req;
+    let SettleRequest {
+        quiet_ms,
+        max_ms,
+        react_quiet_ms,
+        since_ms,
+    } = *req;
+    if let Some(react) = react_quiet_ms {
+        if !(quiet_ms..=max_ms).contains(&react) {
+            return Err(format!(
+                "react_quiet_ms {react} is out of range {quiet_ms}-{max_ms} (quiet_ms-max_ms)"
+            ));
+        }
+    }
+    if since_ms > MAX_SETTLE_MS {
+        return Err(format!(
+            "since_ms {since_ms} is out of range 0-{MAX_SETTLE_MS}"
+        ));
+    }
     if !(MIN_QUIET_MS..=MAX_QUIET_MS).contains(&quiet_ms) {
         return Err(format!(
             "quiet_ms {quiet_ms} is out of range {MIN_QUIET_MS}-{MAX_QUIET_MS}"

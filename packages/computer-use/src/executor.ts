@@ -113,6 +113,10 @@ export interface SettleRequest {
   quietMs: number;
   /** Give up waiting after this long. */
   maxMs: number;
+  /** Once the screen changed after the action began (the app reacted), wait for this much quiet instead. */
+  reactQuietMs?: number;
+  /** The action began this long before the wait (its own damage counts as the app's reaction). */
+  sinceMs?: number;
 }
 
 export interface SettleResult {

@@ -9,7 +9,7 @@ use super::elapsed_ms;
 use crate::contract::{SettleReply, SettleRequest};
 use crate::error::ServiceError;
 use crate::inbox::{Interrupt, Waiter};
-use crate::settle::{step, Step};
+use crate::settle::{step, Step, Windows};
 use crate::x11::DamageWatch;
 
 pub fn run(
@@ -25,11 +25,20 @@ pub fn run(
     };
     let first = damage.snapshot().map_err(unavailable)?;
     let quiet = Duration::from_millis(req.quiet_ms.into());
+    let windows = Windows {
+        quiet,
+        react_quiet: req
+            .react_quiet_ms
+            .map_or(quiet, |ms| Duration::from_millis(ms.into())),
+        acted: start
+            .checked_sub(Duration::from_millis(req.since_ms.into()))
+            .unwrap_or(start),
+    };
     let max = Duration::from_millis(req.max_ms.into());
     let (settled, cancelled, events) = loop {
         let now = damage.snapshot().map_err(unavailable)?;
         let events = now.events - first.events;
-        match step(start, now.last, Instant::now(), quiet, max) {
+        match step(start, now.last, Instant::now(), windows, max) {
             Step::Settled => break (true, false, events),
             Step::GiveUp => break (false, false, events),
             Step::WaitUntil(when) => match waiter.wait_until(when) {

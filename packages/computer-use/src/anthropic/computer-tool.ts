@@ -79,6 +79,7 @@ export function computerTool(native: readonly ToolDefinition[]): ToolDefinition 
     async handle(args, context): Promise<ToolOutput> {
       const action = args.action as ComputerArgs['action'];
       const call = toNative(args as ComputerArgs);
+      const actedAt = performance.now();
       const result = await runNative(call, context);
       if (result.isError) throw failed(action, result);
       if (action === 'cursor_position') {
@@ -86,7 +87,7 @@ export function computerTool(native: readonly ToolDefinition[]): ToolDefinition 
         return { content: [{ type: 'text', text: `X=${x},Y=${y}` }], structuredContent: { action, x, y } };
       }
       if (!call.spec.screenshot) return { ...result, structuredContent: { ...result.structuredContent, action } };
-      const { screenshot, settle } = await settledScreenshot(context);
+      const { screenshot, settle } = await settledScreenshot(context, actedAt);
       // The action ran: an error now would invite the loop to run it again, so a failed screenshot is reported, not thrown.
       const after = screenshot.isError ? [{ type: 'text' as const, text: `No screenshot after ${action}: ${textOf(screenshot)}` }] : screenshot.content;
       return {

@@ -23,6 +23,13 @@ export const SETTLE_QUIET_MS = 80;
  * than there. The screenshot is taken anyway and the reply says it did not settle.
  */
 export const SETTLE_MAX_MS = 2000;
+/**
+ * Once the screen changed after the action began — the app reacted — the wait needs this much
+ * quiet instead: apps answer in steps (a pressed button at once, then a pause for work or the
+ * network, then the redraw), and the pause must not pass for the end. A screen the action left
+ * alone still costs only SETTLE_QUIET_MS; Bytebot sleeps 750 ms and the reference loop 2 s for both.
+ */
+export const SETTLE_REACT_QUIET_MS = 500;
 
 /** What the wait found, reported in structuredContent.settle. */
 export interface SettleReport {
@@ -36,12 +43,17 @@ export interface SettleReport {
 export const SCREENSHOT_AFTER = ['settled'] as const;
 export type ScreenshotAfter = (typeof SCREENSHOT_AFTER)[number];
 
-/** Waits for the screen to settle, then takes a screenshot; the action has already run, so only a stop (deadline, kill switch) ends this early. */
-export async function settledScreenshot(context: ToolContext): Promise<{ screenshot: ToolCallResult; settle: SettleReport }> {
+/**
+ * Waits for the screen to settle, then takes a screenshot; the action has already run, so only a
+ * stop (deadline, kill switch) ends this early. `actedAt` (performance.now() when the action
+ * began) lets the screen's reaction to the action count.
+ */
+export async function settledScreenshot(context: ToolContext, actedAt?: number): Promise<{ screenshot: ToolCallResult; settle: SettleReport }> {
   const started = performance.now();
   let settle: SettleReport;
   try {
-    const result = await context.executor.waitForSettle({ quietMs: SETTLE_QUIET_MS, maxMs: SETTLE_MAX_MS }, context.signal);
+    const reaction = actedAt === undefined ? {} : { reactQuietMs: SETTLE_REACT_QUIET_MS, sinceMs: Math.round(started - actedAt) };
+    const result = await context.executor.waitForSettle({ quietMs: SETTLE_QUIET_MS, maxMs: SETTLE_MAX_MS, ...reaction }, context.signal);
     settle = { settled: result.settled, waitedMs: Math.round(result.waitedMs) };
   } catch (error) {
     if (context.signal.aborted) throw error;
@@ -55,11 +67,11 @@ export async function settledScreenshot(context: ToolContext): Promise<{ screens
  * A tool's result with the settled screenshot appended (and `structuredContent.settle`), for a
  * successful call of a tool that acts; any other result is returned as it is.
  */
-export async function withSettledScreenshot(tool: ToolDefinition | undefined, result: ToolCallResult, context: ToolContext): Promise<ToolCallResult> {
+export async function withSettledScreenshot(tool: ToolDefinition | undefined, result: ToolCallResult, context: ToolContext, actedAt?: number): Promise<ToolCallResult> {
   if (!tool || tool.effect !== 'acts' || result.isError) return result;
   let after: Awaited<ReturnType<typeof settledScreenshot>>;
   try {
-    after = await settledScreenshot(context);
+    after = await settledScreenshot(context, actedAt);
   } catch (error) {
     // Stopped while waiting (deadline, kill switch): the action ran, so its result stands.
     const message = error instanceof Error ? error.message : String(error);

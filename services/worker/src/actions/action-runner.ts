@@ -57,7 +57,7 @@ export function actionRunner(
     const context = { executor: desktop.executor, state, signal: controller.signal, ...toolAccess };
     const result = await callTool(request.tool, request.args, context)
       // ?screenshot_after=settled on the caller's endpoint: a tool that acts also shows the settled screen.
-      .then((answer) => (request.screenshotAfter ? withSettledScreenshot(findTool(request.tool), answer, toolContext(context)) : answer))
+      .then((answer) => (request.screenshotAfter ? withSettledScreenshot(findTool(request.tool), answer, toolContext(context), toolStarted) : answer))
       .finally(() => {
         clearTimeout(timer);
         clearInterval(watch);

@@ -203,7 +203,8 @@ export class LinuxExecutor implements Executor {
     if (signal.aborted) throw stopped(signal);
     const started = performance.now();
     try {
-      const header = await viaHelper('waiting for the screen to settle', () => this.capture_.settle(quietMs, maxMs, signal), 'capture_failed');
+      const reaction = { reactQuietMs: request.reactQuietMs, sinceMs: request.sinceMs === undefined ? undefined : Math.min(Math.max(0, Math.round(request.sinceMs)), SETTLE_MAX_MS_LIMIT) };
+      const header = await viaHelper('waiting for the screen to settle', () => this.capture_.settle(quietMs, maxMs, signal, reaction), 'capture_failed');
       return { settled: header.settled === true, waitedMs: header.waited_ms as number };
     } catch (error) {
       if (signal.aborted) throw stopped(signal);

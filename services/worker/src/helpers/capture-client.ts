@@ -39,9 +39,15 @@ export class CaptureClient extends HelperProcess<CaptureResponse> {
    * (which ends its wait at once, so later calls are not held behind it) and this rejects
    * with the signal's reason; the helper's answer to the cancelled settle is discarded.
    */
-  settle(quietMs: number, maxMs: number, signal: AbortSignal): Promise<CaptureHeader> {
+  settle(quietMs: number, maxMs: number, signal: AbortSignal, reaction: { reactQuietMs?: number; sinceMs?: number } = {}): Promise<CaptureHeader> {
     if (signal.aborted) return Promise.reject(signal.reason);
-    const answer = this.call({ op: 'settle', quiet_ms: quietMs, max_ms: maxMs });
+    const answer = this.call({
+      op: 'settle',
+      quiet_ms: quietMs,
+      max_ms: maxMs,
+      ...(reaction.reactQuietMs !== undefined ? { react_quiet_ms: reaction.reactQuietMs } : {}),
+      ...(reaction.sinceMs !== undefined ? { since_ms: reaction.sinceMs } : {}),
+    });
     return new Promise<CaptureHeader>((resolve, reject) => {
       const onAbort = () => {
         // Replies come in request order: the settle's answer arrives first and is dropped
