@@ -92,14 +92,14 @@ fn check(frame: fn(u32, u32) -> [u8; 3], auto_format: &str, auto_reason: &str) {
         (auto_format, Some(auto_reason))
     );
     if reason.as_deref() == Some("near_palette") {
-        // Rare colours moved at most 24 (RGB distance); the text is exact.
+        // Rare colours moved at most 32 (RGB distance); the text is exact.
         for (i, (got, want)) in px.chunks_exact(3).zip(exact.chunks_exact(3)).enumerate() {
             let d2: u32 = got
                 .iter()
                 .zip(want)
                 .map(|(a, b)| u32::from(a.abs_diff(*b)).pow(2))
                 .sum();
-            assert!(d2 <= 24 * 24, "pixel {i}: {got:?} for {want:?}");
+            assert!(d2 <= 32 * 32, "pixel {i}: {got:?} for {want:?}");
             if i >= 4 * W as usize {
                 assert_eq!(got, want, "text pixel {i}");
             }

@@ -3,7 +3,7 @@
 //!
 //! 1. Index the colours (`palette.rs`, `Fit::Near`): at most 256 colours → an exact palette;
 //!    up to 4096 → the 192 most frequent plus 64 picked greedily, every other colour drawn
-//!    as its nearest palette colour, accepted only if no pixel moves more than 24 (RGB
+//!    as its nearest palette colour, accepted only if no pixel moves more than 32 (RGB
 //!    distance; a desktop's title-bar gradients and icons, never the text). Otherwise
 //!    (photos, video, scaled frames, a web page with pictures) → JPEG.
 //! 2. Write the indexed PNG in bands of rows. If, after any band, the output exceeds
