@@ -16,6 +16,7 @@ import { stackPidGroups, startCpuMeter } from './cpu.ts';
 import { desktopMemory, memoryOf, sessionDesktop, showContent } from './desktop.ts';
 import { breakdown, measureAction, TYPE_TEXT, type ActionRun } from './e2e.ts';
 import { captureFloor, httpRoundTrip, mcpPing, xtestClickFloor, type CaptureFloor } from './floors.ts';
+import { captureRows, measureCapture, type CaptureFigures } from './settle.ts';
 import { imagemagickConvert, pythonSpawnClick, scrotConvert, xdotoolClick } from './peers.ts';
 import { comparisonRows, CUA_PACKAGE, CUA_VERSION, sideBySideOnOwnStack, type Comparison } from './peer-cua.ts';
 import { fromSummary, ms, ratio, renderTable, verdict, writeReport, type Report, type Row } from './report.ts';
@@ -125,6 +126,8 @@ interface Results {
   /** deskgate and cua-computer-server side by side over MCP (bench/peer-cua.ts). */
   sideBySide?: Comparison;
   sideBySideFailure?: string;
+  /** Screenshot encoders and action → settled screenshot (bench/encoders.ts, bench/settle.ts). */
+  captureStudy?: CaptureFigures;
   scale: ScaleLevel[];
   paced?: ScaleLevel;
   cold?: Awaited<ReturnType<typeof timeToReady>>;
@@ -204,6 +207,9 @@ async function runSmallStack(): Promise<void> {
     await step('floor capture 1280', async () => {
       progress('floor: in-process MIT-SHM capture + JPEG (capture helper bench, 60 iterations)');
       results.capture.small = await captureFloor(display, count(60, 10));
+    });
+    await step('capture study', async () => {
+      results.captureStudy = await measureCapture(stack, { encoderIterations: count(40, 10), settleTrials: count(6, 3) });
     });
     await step('floor xtest', async () => {
       progress(`floor: in-process XTest click (${count(1000)}×)`);
@@ -373,6 +379,7 @@ function buildReport(): Report {
   peer(`scrot + convert -resize ${SMALL.width}×${SMALL.height}`, results.peers.scrotSmall, results.e2e.screenshotSmall?.summary, 20);
   peer(`scrot + convert -resize ${LARGE.width}×${LARGE.height}`, results.peers.scrotLarge, results.e2e.screenshotLarge?.summary, 20);
 
+  rows.push(...captureRows(results.captureStudy));
   rows.push(...comparisonRows(results.sideBySide, results.sideBySideFailure, `Side by side over MCP: deskgate vs ${CUA_PACKAGE} ${CUA_VERSION} (own Xvfb ${SMALL.width}×${SMALL.height}, same client, interleaved)`));
 
   for (const [label, run, kind] of [
@@ -447,6 +454,7 @@ function buildReport(): Report {
         key: results.e2e.key ? breakdown(results.e2e.key, 'click') : null,
       },
       sideBySide: results.sideBySide ?? { failure: results.sideBySideFailure },
+      captureStudy: results.captureStudy,
       capture: Object.fromEntries(Object.entries(results.capture).map(([k, v]) => [k, v.raw])),
       scale: results.scale,
       paced: results.paced,
