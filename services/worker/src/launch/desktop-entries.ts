@@ -11,20 +11,11 @@ import { ToolError, type LaunchSpec } from '@deskgate/computer-use';
 import { launchSettings } from '../config.ts';
 import { splitExec } from './exec-line.ts';
 import { refusalOf, type LaunchExtra } from './launch-rules.ts';
+import type { DesktopEntry } from './desktop-entry.ts';
 
 export { splitExec } from './exec-line.ts';
 
-export interface DesktopEntry {
-  /** The file name without .desktop. */
-  id: string;
-  path: string;
-  exec: string[];
-  wmClass: string | null;
-  /** Terminal=true: a program for a terminal, not a window of its own. */
-  terminal?: boolean;
-  /** NoDisplay=true: a handler (mime types, settings), not an app to open. */
-  noDisplay?: boolean;
-}
+export type { DesktopEntry };
 
 /**
  * Where entries are looked up, for launching and for naming windows: deskgate's own first,

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { splitExec } from './exec-line.ts';
-import type { DesktopEntry } from './desktop-entries.ts';
+import type { DesktopEntry } from './desktop-entry.ts';
 
 /** Programs that run whatever their arguments or input say. */
 const RUNS_ANYTHING =
