@@ -8,6 +8,14 @@ import { ungrantedAreas } from './visibility.ts';
 /** Capture-helper slot that keeps the raw pixels of the last screenshot. */
 export const LAST_SCREENSHOT_SLOT = 'last-screenshot';
 export const JPEG_QUALITY = 75;
+/**
+ * `auto`: the capture helper sends an indexed PNG when the frame is screen content (exact up to
+ * 256 colours; with a desktop's few rare colours moved at most 32) and it compresses well, else
+ * the JPEG it always sent (docs/capture-helper.md#auto). On the bench's text-heavy 1280×800
+ * desktop 60 KB instead of 244 KB for ~1.5 ms more encoding (end to end on loopback the same
+ * within noise); photos and scaled frames are the same JPEG. Text is also sharper than at q75.
+ */
+export const SCREENSHOT_FORMAT = 'auto';
 
 export const screenTools = [
   defineTool({
@@ -27,7 +35,7 @@ export const screenTools = [
       const image = await executor.capture({
         region: { x: monitor.x, y: monitor.y, width: monitor.width, height: monitor.height },
         scaleTo: size,
-        format: 'jpeg',
+        format: SCREENSHOT_FORMAT,
         quality: JPEG_QUALITY,
         keep: LAST_SCREENSHOT_SLOT,
         mask,
