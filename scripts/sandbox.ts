@@ -53,8 +53,9 @@ async function stop() {
   if (stopping) return;
   stopping = true;
   console.log('\nStopping deskgate…');
+  const started = performance.now();
   await stack.stop();
-  console.log('Stopped.');
+  console.log(`Stopped in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
   process.exit(0);
 }
 process.on('SIGINT', () => void stop());

@@ -6,6 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.ts';
 
+const STOP_GRACE_MS = 1000;
+
 export interface PrivateRedis {
   url: string;
   process: ChildProcess;
@@ -14,8 +16,11 @@ export interface PrivateRedis {
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
+  // A process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) must not
+  // stop Redis under the services still shutting down; the stack stops it last.
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
     stdio: 'ignore',
+    detached: true,
   });
   const failed = new Promise<never>((_, reject) => {
     child.once('error', (error) => reject(new Error(`cannot start redis-server: ${error.message} (install the redis-server package)`)));
@@ -37,10 +42,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     url,
     process: child,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      // It persists nothing, so it exits at once; SIGKILL if it does not.
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
       await exited;
+      clearTimeout(timer);
     },
   };
 }

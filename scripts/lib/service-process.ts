@@ -20,7 +20,12 @@ export interface ServiceOptions {
   /** Resolves with the first log record for which this returns a value. */
   readyWhen: (record: Record<string, unknown>) => unknown;
   timeoutMs?: number;
+  /** How long it has to exit after SIGTERM before its process group is killed. */
+  stopGraceMs?: number;
 }
+
+/** A worker stops in well under a second when idle, ~1–2 s with calls running and apps open. */
+const STOP_GRACE_MS = 4000;
 
 export async function startService<T>(options: ServiceOptions): Promise<{ service: ServiceProcess; ready: T }> {
   // DESKGATE_NODE_ARGS: extra Node flags for the services (e.g. --cpu-prof, which NODE_OPTIONS refuses).
@@ -33,11 +38,12 @@ export async function startService<T>(options: ServiceOptions): Promise<{ servic
   const log = createWriteStream(options.logFile, { flags: 'a' });
   child.stderr!.pipe(log, { end: false });
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null) return killGroup(child, 'SIGKILL');
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    // The service tears its desktops down on SIGTERM; the group kill catches any leftover.
+    // The service tears its desktops down on SIGTERM (a worker within ~1 s, its calls
+    // answered); the group kill catches any leftover, and one that hangs.
     child.kill('SIGTERM');
-    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 8000);
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), options.stopGraceMs ?? STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
     killGroup(child, 'SIGKILL');

@@ -45,14 +45,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const logDir = options.logDir ?? `${repoRoot}.deskgate/logs`;
   mkdirSync(logDir, { recursive: true });
   const started: { stop(): Promise<void> }[] = [];
+  let privateRedis: PrivateRedis | undefined;
+  // The services at once (each tears its own part down), then Redis, which they use until they exit.
   const stopAll = async () => {
-    for (const item of started.reverse()) await item.stop().catch(() => undefined);
+    await Promise.all(started.splice(0).map((item) => item.stop().catch(() => undefined)));
+    await privateRedis?.stop().catch(() => undefined);
   };
   try {
-    let privateRedis: PrivateRedis | undefined;
     if (!env.REDIS_URL) {
       privateRedis = await startPrivateRedis();
-      started.push(privateRedis);
       env.REDIS_URL = privateRedis.url;
     }
     const redisUrl = env.REDIS_URL!;

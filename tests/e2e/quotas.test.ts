@@ -59,6 +59,8 @@ describe('tenant quotas', () => {
         DESKGATE_WARM_DESKTOPS: '1',
         DESKGATE_TENANT_MAX_SESSIONS: '2',
         DESKGATE_TENANT_CALLS_PER_SECOND: String(CALLS_PER_SECOND),
+        // A session finding every desktop in use waits this long for one (tests/e2e/capacity.test.ts covers the wait).
+        DESKGATE_DESKTOP_WAIT_SECONDS: '1',
       },
       tenant: 'tenant-a',
       logDir: mkdtempSync(join(tmpdir(), 'deskgate-quotas-')),
@@ -130,7 +132,7 @@ describe('tenant quotas', () => {
     const b2 = await open('b2', keyB);
     const result = await b2.call('list_granted_applications');
     refused(result, 'desktop_unavailable');
-    assert.match(textOf(result), /No desktop is free for session "b2" right now\. Nothing was done; retry in \d+ s\./);
+    assert.match(textOf(result), /All 3 desktops are in use, so session "b2" could not start \(it waited 1 s for one\)\. Nothing was done; retry in ~\d+ s/);
     assertNothingInternal(textOf(result));
     assertNothingInternal(JSON.stringify(result));
     assert.equal(await redis.exists('deskgate:session:tenant-b:b2'), 0);

@@ -2,20 +2,117 @@
  * Session lifecycle over BullMQ: `allocate` goes to the shared queue (any worker with room
  * takes it); `release` goes to the owning worker's own queue, since only it can tear its
  * desktop down. Jobs carry names only, never images.
+ *
+ * A worker takes an allocation only while it has room, so when every worker is full the job
+ * stays queued — the new session waits for a desktop — and the first worker to free one takes
+ * it at once (its fetch blocks on the queue, no polling). The caller waits up to its bound
+ * (DESKGATE_DESKTOP_WAIT_SECONDS), then withdraws the job and fails with DesktopsBusyError,
+ * which says how many desktops there are and when one may be free: each worker publishes its
+ * capacity (`publishCapacity`).
  */
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue, QueueEvents, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { COORDINATE_MODES, ToolError, type CoordinateMode } from '@deskgate/computer-use';
 import { keys, LIFECYCLE_QUEUE } from './keys.ts';
 import type { SessionRef } from './names.ts';
 
-/** coordinateMode: the new session's coordinate mode, fixed for its life (absent = pixels). */
-export const allocateJob = z.object({ tenant: z.string(), session: z.string(), coordinateMode: z.enum(COORDINATE_MODES).optional() });
+/**
+ * coordinateMode: the new session's coordinate mode, fixed for its life (absent = pixels).
+ * waitUntil: when the caller stops waiting for a free desktop (ms since the epoch); a worker
+ * drops a job it finds well after that (its caller has gone).
+ */
+export const allocateJob = z.object({
+  tenant: z.string(),
+  session: z.string(),
+  coordinateMode: z.enum(COORDINATE_MODES).optional(),
+  waitUntil: z.number().optional(),
+});
 export const allocateResult = z.object({ desktopId: z.string() });
 export const releaseJob = z.object({ tenant: z.string(), session: z.string(), desktopId: z.string() });
 
 export const workerQueueName = (workerId: string) => `worker-${workerId}`;
+
+/** How late past its waitUntil a worker still serves a job (the caller may be withdrawing it right then). */
+export const ALLOCATE_GRACE_MS = 5000;
+/** With no wait (DESKGATE_DESKTOP_WAIT_SECONDS=0), how long a worker with room has to take the job. */
+const PICKUP_MS = 1000;
+
+/** Each worker's room, published on its heartbeat: `workerId` → JSON WorkerCapacity. */
+export const CAPACITY_KEY = 'deskgate:workers:capacity';
+/** A worker whose record is older than this is taken for gone. */
+export const CAPACITY_FRESH_MS = 10_000;
+
+export const workerCapacity = z.object({
+  /** Desktops it runs at most. */
+  max: z.number(),
+  /** Sessions it could take now (warm spares and room to start desktops). */
+  free: z.number(),
+  /** When an idle session's desktop is next due to be reaped (ms since the epoch), 0 if none is. */
+  nextFreeAt: z.number(),
+  /** When this was published. */
+  at: z.number(),
+});
+export type WorkerCapacity = z.infer<typeof workerCapacity>;
+
+/** Every live worker's room, added up. */
+export interface Capacity {
+  workers: number;
+  max: number;
+  free: number;
+  /** The soonest an idle desktop is due to be reaped, 0 if none is. */
+  nextFreeAt: number;
+}
+
+export async function publishCapacity(redis: Redis, workerId: string, capacity: Omit<WorkerCapacity, 'at'>): Promise<void> {
+  await redis.hset(CAPACITY_KEY, workerId, JSON.stringify({ ...capacity, at: Date.now() }));
+}
+
+export async function withdrawCapacity(redis: Redis, workerId: string): Promise<void> {
+  await redis.hdel(CAPACITY_KEY, workerId);
+}
+
+export async function readCapacity(redis: Redis, now = Date.now()): Promise<Capacity> {
+  const total: Capacity = { workers: 0, max: 0, free: 0, nextFreeAt: 0 };
+  for (const raw of Object.values(await redis.hgetall(CAPACITY_KEY))) {
+    const parsed = workerCapacity.safeParse(JSON.parse(raw));
+    if (!parsed.success || now - parsed.data.at > CAPACITY_FRESH_MS) continue;
+    const worker = parsed.data;
+    total.workers++;
+    total.max += worker.max;
+    total.free += worker.free;
+    if (worker.nextFreeAt > 0 && (total.nextFreeAt === 0 || worker.nextFreeAt < total.nextFreeAt)) total.nextFreeAt = worker.nextFreeAt;
+  }
+  return total;
+}
+
+/** Retry advice when every desktop is in use: when the next idle desktop is due to be reaped, 1–60 s; 30 s when none is. */
+export const BUSY_RETRY = { minSeconds: 1, maxSeconds: 60, unknownSeconds: 30 } as const;
+
+export function retryAfterSeconds(capacity: Capacity, now = Date.now()): number {
+  if (capacity.nextFreeAt <= 0) return BUSY_RETRY.unknownSeconds;
+  return Math.min(BUSY_RETRY.maxSeconds, Math.max(BUSY_RETRY.minSeconds, Math.ceil((capacity.nextFreeAt - now) / 1000)));
+}
+
+/** Every worker was full for as long as the caller would wait. */
+export class DesktopsBusyError extends Error {
+  override readonly name = 'DesktopsBusyError';
+  constructor(
+    readonly capacity: Capacity,
+    readonly waitedMs: number,
+  ) {
+    super(`all ${capacity.max} desktops of ${capacity.workers} workers are in use (waited ${waitedMs} ms)`);
+  }
+}
+
+export interface AllocateBounds {
+  /** How long to wait for a worker with room (0: fail at once when every worker is full). */
+  waitMs: number;
+  /** How long a worker may then take to start the desktop. */
+  startMs: number;
+}
+
+const TIMED_OUT = Symbol('timed out');
 
 export class LifecycleClient {
   private readonly queue: Queue;
@@ -28,7 +125,7 @@ export class LifecycleClient {
    */
   private readonly bull: Redis;
 
-  constructor(redis: Redis) {
+  constructor(private readonly redis: Redis) {
     const prefix = keys.bullPrefix();
     this.bull = redis.duplicate();
     this.queue = new Queue(LIFECYCLE_QUEUE, { connection: this.bull, prefix });
@@ -39,18 +136,55 @@ export class LifecycleClient {
     await this.events.waitUntilReady();
   }
 
-  async allocate(ref: SessionRef, timeoutMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<string> {
-    const job = await this.queue.add('allocate', { tenant: ref.tenant, session: ref.name, coordinateMode }, {
+  /** The live workers' room, added up. */
+  capacity(): Promise<Capacity> {
+    return readCapacity(this.redis);
+  }
+
+  /**
+   * A desktop for a new session: DesktopsBusyError when no worker had room within
+   * `bounds.waitMs`; a ToolError (desktop_unavailable) when one could not be started.
+   */
+  async allocate(ref: SessionRef, bounds: AllocateBounds, coordinateMode: CoordinateMode = 'pixels'): Promise<string> {
+    if (bounds.waitMs === 0) {
+      const capacity = await this.capacity();
+      if (capacity.workers > 0 && capacity.free === 0) throw new DesktopsBusyError(capacity, 0);
+    }
+    const pickupMs = Math.max(bounds.waitMs, PICKUP_MS);
+    const job = await this.queue.add('allocate', { tenant: ref.tenant, session: ref.name, coordinateMode, waitUntil: Date.now() + pickupMs }, {
       attempts: 3,
       backoff: { type: 'fixed', delay: 250 },
       removeOnComplete: { age: 300 },
       removeOnFail: { age: 3600 },
     });
+    const finished = job.waitUntilFinished(this.events, pickupMs + bounds.startMs);
+    finished.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const pickup = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), pickupMs)));
     try {
-      return allocateResult.parse(await job.waitUntilFinished(this.events, timeoutMs)).desktopId;
+      const first = await Promise.race([finished, pickup]);
+      if (first !== TIMED_OUT) return allocateResult.parse(first).desktopId;
+      // No worker took it in time: withdraw it, unless one just did (then let it finish).
+      if (await this.withdraw(job)) throw new DesktopsBusyError(await this.capacity(), pickupMs);
+      return allocateResult.parse(await finished).desktopId;
     } catch (error) {
+      if (error instanceof DesktopsBusyError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new ToolError('desktop_unavailable', `No desktop could be started for session "${ref.name}": ${reason}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Removes a job no worker has taken yet; false when one has (or it is between retries). */
+  private async withdraw(job: Job): Promise<boolean> {
+    const state = await job.getState();
+    if (state !== 'waiting' && state !== 'prioritized') return false;
+    try {
+      await job.remove();
+      return true;
+    } catch {
+      return false; // taken by a worker just now
     }
   }
 

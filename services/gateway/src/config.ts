@@ -23,6 +23,7 @@ const schema = z.object({
   DESKGATE_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   DESKGATE_ACTION_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(30),
   DESKGATE_ALLOCATE_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(60),
+  DESKGATE_DESKTOP_WAIT_SECONDS: z.coerce.number().min(0).max(600).default(20),
   DESKGATE_LOCK_LEASE_MS: z.coerce.number().int().min(LOCK_LEASE_MS.min).max(LOCK_LEASE_MS.max).default(LOCK_LEASE_MS.default),
   DESKGATE_AUDIT_TEXT: flag.default(false),
   DESKGATE_AUDIT_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
@@ -55,6 +56,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     maxBodyBytes: c.DESKGATE_MAX_BODY_BYTES,
     actionTimeoutMs: c.DESKGATE_ACTION_TIMEOUT_SECONDS * 1000,
     allocateTimeoutMs: c.DESKGATE_ALLOCATE_TIMEOUT_SECONDS * 1000,
+    // When every desktop is in use, a new session's first call waits this long for one (0: fails at once).
+    desktopWaitMs: c.DESKGATE_DESKTOP_WAIT_SECONDS * 1000,
     // A controller keeps its desktop this long after its last action ends (then another may take it).
     lockLeaseMs: c.DESKGATE_LOCK_LEASE_MS,
     logLevel: c.DESKGATE_LOG_LEVEL,

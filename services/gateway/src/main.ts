@@ -14,8 +14,8 @@ const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 const lifecycle = new LifecycleClient(redis);
 await lifecycle.ready();
 const actions = new ActionClient(redis, { lockLeaseMs: config.lockLeaseMs });
-// A session being started holds its place in the tenant's quota a little past its allocation timeout.
-const quotas = new TenantQuotas(redis, { ...config.quotas, reservationMs: config.allocateTimeoutMs + 10_000 });
+// A session being started holds its place in the tenant's quota a little past its wait for a desktop and its allocation timeout.
+const quotas = new TenantQuotas(redis, { ...config.quotas, reservationMs: config.desktopWaitMs + config.allocateTimeoutMs + 10_000 });
 const router = new SessionRouter({ redis, sessions: new SessionStore(redis), desktops: new DesktopRegistry(redis), lifecycle, actions, quotas, log }, config);
 const audit = new AuditLog(redis, { maxEntries: config.audit.maxEntries, ttlSeconds: config.audit.ttlSeconds });
 const killSwitch = new KillSwitch(redis);

@@ -9,6 +9,8 @@
  * never handed to another session, so a stale hint costs one lookup and a resend, never a
  * misrouted action.
  *
+ * When every desktop is in use, a new session's first call waits for one (DESKGATE_DESKTOP_WAIT_SECONDS)
+ * and then fails with `desktop_unavailable`: "All N desktops are in use … retry in ~M s".
  * A failed allocation reaches the client as `desktop_unavailable` with a message of the
  * gateway's own: the worker's reason (which names the worker, and may carry paths) is logged,
  * never forwarded.
@@ -18,11 +20,13 @@ import {
   ActionClient,
   DesktopGoneError,
   DesktopRegistry,
+  DesktopsBusyError,
   LifecycleClient,
   SessionStore,
   claimLock,
   keys,
   markSessionCreator,
+  retryAfterSeconds,
   sessionCreator,
   type ActionReply,
   type SessionRef,
@@ -50,6 +54,8 @@ export interface RouterDeps {
 export interface RouterSettings {
   actionTimeoutMs: number;
   allocateTimeoutMs: number;
+  /** How long a new session waits for a desktop when every one is in use (0: not at all). */
+  desktopWaitMs: number;
   lockLeaseMs: number;
 }
 
@@ -61,6 +67,15 @@ export interface Caller {
   reachedSession?: boolean;
   /** ?screenshot_after= of the caller's endpoint, passed on with every call. */
   screenshotAfter?: ScreenshotAfter;
+}
+
+/** Every desktop is in use: how many there are, how long the call waited, when to retry. */
+export function busyMessage(session: string, error: DesktopsBusyError, now = Date.now()): string {
+  const { capacity, waitedMs } = error;
+  const waited = waitedMs >= 1000 ? ` (it waited ${Math.round(waitedMs / 1000)} s for one)` : '';
+  if (capacity.workers === 0) return `No desktop is free for session "${session}" right now${waited}. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`;
+  const all = capacity.max === 1 ? 'The only desktop is' : `All ${capacity.max} desktops are`;
+  return `${all} in use, so session "${session}" could not start${waited}. Nothing was done; retry in ~${retryAfterSeconds(capacity, now)} s, or end a session you no longer need.`;
 }
 
 export type EndOutcome = { ended: true } | { ended: false; reason: 'not_found' } | { ended: false; reason: 'lock_held'; holder: string; leaseLeftMs: number };
@@ -138,10 +153,14 @@ export class SessionRouter {
     const release = await this.deps.quotas.reserveSession(ref);
     let desktopId: string;
     try {
-      desktopId = await this.deps.lifecycle.allocate(ref, this.settings.allocateTimeoutMs, coordinateMode);
+      desktopId = await this.deps.lifecycle.allocate(ref, { waitMs: this.settings.desktopWaitMs, startMs: this.settings.allocateTimeoutMs }, coordinateMode);
     } catch (error) {
       this.log.warn({ err: error, tenant: ref.tenant, session: ref.name }, 'no desktop could be allocated');
-      throw new ToolError('desktop_unavailable', `No desktop is free for session "${ref.name}" right now. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`);
+      if (!(error instanceof DesktopsBusyError)) throw new ToolError('desktop_unavailable', `No desktop could be started for session "${ref.name}" right now. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`);
+      // Started meanwhile by a concurrent first call (on another gateway)?
+      const started = await this.sessions.desktopOf(ref).catch(() => null);
+      if (started) return started;
+      throw new ToolError('desktop_unavailable', busyMessage(ref.name, error));
     } finally {
       await release().catch((error: unknown) => this.log.warn({ err: error, tenant: ref.tenant }, 'session reservation not released (it lapses on its own)'));
     }

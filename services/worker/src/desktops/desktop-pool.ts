@@ -2,8 +2,19 @@
  * The desktops of one worker: warm spares started ahead of demand, desktops held by sessions,
  * the capacity limit, liveness heartbeats and the idle reaper. A released desktop is torn
  * down, never handed to the next session, so nothing leaks from one tenant to another.
+ *
+ * Room: the lifecycle loop takes an allocation only while `hasRoom`, and is told at once when
+ * a desktop is released (`whenRoom`); the worker's room is published for the gateway's
+ * "all N desktops are in use" answer.
+ *
+ * Activity: every call a session makes — screenshots and other read-only calls included,
+ * refusals too — counts, from the moment it starts to the moment it ends; a desktop with a
+ * call running is never reaped, whatever its duration.
+ *
+ * Stopping: calls running are answered `worker_lost` at once, and every desktop is torn down
+ * in parallel with the Redis bookkeeping, which is bounded (Redis may already be gone).
  */
-import { ActionServer, ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, type ActionHandler, type SessionRef } from '@deskgate/dispatch';
+import { ActionServer, ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, publishCapacity, withdrawCapacity, type ActionHandler, type HandledAction, type SessionRef } from '@deskgate/dispatch';
 import { errorResult, initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -21,27 +32,57 @@ interface Held {
   server: ActionServer;
   /** Set when the desktop broke (its window manager or X server stopped). */
   failure?: string;
+  /** Calls running on it now. */
+  busy: number;
+  /** When its last call started or ended (ms since the epoch): what idle reaping reads. */
+  lastActivity: number;
 }
 
 const HEARTBEAT_MS = 1500;
-const REAP_MS = 10_000;
+/** The reaper looks this often: a fifth of the idle time, between 1 and 10 s. */
+const reapEveryMs = (idleMs: number) => Math.min(10_000, Math.max(1000, Math.round(idleMs / 5)));
+/** While stopping, Redis bookkeeping gets this long (the desktops' processes do not wait for it). */
+const STOPPING_REDIS_MS = 1000;
 
 export class CapacityError extends Error {}
 
 /** The capacity refusal, the same whatever the reason: it names no worker. */
 const NO_FREE_DESKTOP = 'this worker has no free desktop';
 
+/** `promise`, or undefined once `ms` passed. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class DesktopPool {
   private readonly spares: Desktop[] = [];
   private readonly held = new Map<string, Held>();
-  private starting = 0;
+  /** Spares being started. */
+  private startingSpares = 0;
+  /** Allocations under way: each stands for the desktop it is taking or starting. */
+  private reserved = 0;
   private closed = false;
+  private closing: Promise<void> | null = null;
+  /** Allocations under way (settled either way), which close() waits for. */
+  private readonly allocating = new Set<Promise<void>>();
+  /** Resolved when the pool starts closing: calls still running are answered at once. */
+  private readonly stopping: Promise<void>;
+  private markStopping!: () => void;
   private readonly registry: DesktopRegistry;
   private readonly sessions: SessionStore;
   private readonly approvals: ApprovalStore;
   /** Read before every action and watched during one; cached only briefly, so switching it on stops a running call within ~0.2 s. */
   private readonly killSwitch: KillSwitch;
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Told of every change of room (a release, a spare started, a desktop failed). */
+  private waiters: (() => void)[] = [];
+  private publishing = false;
+  private readonly reapMs: number;
 
   constructor(
     private readonly config: WorkerConfig,
@@ -55,26 +96,83 @@ export class DesktopPool {
     this.sessions = new SessionStore(redis);
     this.approvals = new ApprovalStore(redis);
     this.killSwitch = new KillSwitch(redis, { cacheMs: KILL_SWITCH_WATCH_MS });
+    this.stopping = new Promise((resolve) => (this.markStopping = resolve));
+    this.reapMs = reapEveryMs(config.sessionIdleMs);
     this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS));
-    this.timers.push(setInterval(() => void this.reapIdle(), REAP_MS));
+    this.timers.push(setInterval(() => void this.reapIdle(), this.reapMs));
   }
 
-  /** Failed desktops are already torn down: they hold nothing but their session's answer. */
-  private get total() {
-    return this.spares.length + [...this.held.values()].filter((held) => !held.failure).length + this.starting;
+  private get heldActive(): number {
+    let count = 0;
+    for (const held of this.held.values()) if (!held.failure) count++;
+    return count;
   }
 
-  /** A new desktop, or CapacityError when this worker has no room (or no free desktop user). */
+  /** Desktops running or starting. Failed desktops are already torn down: they hold nothing but their session's answer. */
+  private get total(): number {
+    return this.spares.length + this.startingSpares + this.heldActive + this.reserved;
+  }
+
+  /** Sessions this worker could take now: its spares (ready or starting) and room to start more. */
+  get free(): number {
+    return this.closed ? 0 : Math.max(0, this.config.maxDesktops - this.heldActive - this.reserved);
+  }
+
+  get hasRoom(): boolean {
+    return this.free > 0;
+  }
+
+  /** Resolves once the pool has room (at once if it has), or when `signal` aborts or the pool closes. */
+  async whenRoom(signal: AbortSignal): Promise<void> {
+    while (!this.hasRoom && !signal.aborted && !this.closed) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        this.waiters.push(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  /** Something changed the room: wake whoever waits for it and publish it. */
+  private changed(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+    this.updateGauges();
+    if (this.publishing) return;
+    this.publishing = true;
+    setImmediate(() => {
+      this.publishing = false;
+      void this.publish();
+    });
+  }
+
+  /** When an idle session's desktop is next due to be reaped, 0 if none is. */
+  private nextFreeAt(): number {
+    let soonest = 0;
+    for (const held of this.held.values()) {
+      if (held.failure || held.busy > 0) continue;
+      const due = held.lastActivity + this.config.sessionIdleMs + this.reapMs;
+      if (soonest === 0 || due < soonest) soonest = due;
+    }
+    return soonest;
+  }
+
+  private async publish(): Promise<void> {
+    if (this.closed) return;
+    await publishCapacity(this.redis, this.config.workerId, { max: this.config.maxDesktops, free: this.free, nextFreeAt: this.nextFreeAt() }).catch((error) =>
+      this.log.warn({ err: error }, 'capacity not published'),
+    );
+  }
+
+  /** A new desktop, or CapacityError when no desktop user is free. */
   private async startDesktop(): Promise<Desktop> {
-    this.starting++;
     try {
-      const desktop = await Desktop.start(this.provider, this.config, stagedDesktopFiles(this.config), this.log);
-      return desktop;
+      return await Desktop.start(this.provider, this.config, stagedDesktopFiles(this.config), this.log);
     } catch (error) {
       if (error instanceof NoFreeSlotError) throw new CapacityError(NO_FREE_DESKTOP);
       throw error;
-    } finally {
-      this.starting--;
     }
   }
 
@@ -87,35 +185,84 @@ export class DesktopPool {
   }
 
   private async fill(): Promise<void> {
-    while (!this.closed && this.spares.length + this.starting < this.config.warmDesktops && this.total < this.config.maxDesktops) {
+    while (!this.closed && this.spares.length + this.startingSpares < this.config.warmDesktops && this.total < this.config.maxDesktops) {
+      this.startingSpares++;
       try {
         const desktop = await this.startDesktop();
+        if (this.closed) {
+          await desktop.stop();
+          return;
+        }
         this.spares.push(desktop);
         // A spare that breaks is dropped (and replaced): no session ever gets it.
         desktop.onFailure(() => {
           const index = this.spares.indexOf(desktop);
           if (index < 0) return;
           this.spares.splice(index, 1);
+          this.changed();
           void desktop.stop().finally(() => void this.fillSpares());
         });
       } catch (error) {
         this.log.error({ err: error }, 'could not start a warm desktop');
         return;
       } finally {
-        this.updateGauges();
+        this.startingSpares--;
+        this.changed();
       }
     }
   }
 
+  /** A spare: a ready one, or the one being started; undefined when none is coming. */
+  private async takeSpare(): Promise<Desktop | undefined> {
+    for (;;) {
+      const spare = this.spares.shift();
+      if (spare || this.startingSpares === 0 || this.closed) return spare;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
   /** A new session's coordinate mode is fixed here, for its life. */
-  async allocate(ref: SessionRef, coordinateMode: CoordinateMode = 'pixels'): Promise<string> {
+  allocate(ref: SessionRef, coordinateMode: CoordinateMode = 'pixels'): Promise<string> {
+    const allocation = this.allocateNow(ref, coordinateMode);
+    const settled = allocation.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.allocating.add(settled);
+    void settled.finally(() => this.allocating.delete(settled));
+    return allocation;
+  }
+
+  private async allocateNow(ref: SessionRef, coordinateMode: CoordinateMode): Promise<string> {
     const existing = await this.sessions.desktopOf(ref);
     if (existing && this.held.has(existing)) return existing;
-    let desktop = this.spares.shift();
-    if (!desktop) {
-      if (this.total >= this.config.maxDesktops) throw new CapacityError(`${NO_FREE_DESKTOP} (its limit is ${this.config.maxDesktops})`);
-      desktop = await this.startDesktop();
+    const stopping = () => new CapacityError(`${NO_FREE_DESKTOP} (it is stopping)`);
+    if (this.closed) throw stopping();
+    if (!this.hasRoom) throw new CapacityError(`${NO_FREE_DESKTOP} (its limit is ${this.config.maxDesktops})`);
+    this.reserved++;
+    let desktop: Desktop | undefined;
+    try {
+      desktop = await this.takeSpare();
+      if (!desktop && !this.closed) desktop = await this.startDesktop();
+      if (!desktop || this.closed) throw stopping();
+      const id = await this.hold(desktop, ref, coordinateMode);
+      // Closed meanwhile: close() may not have seen it.
+      if (this.closed) {
+        await this.release(id);
+        throw stopping();
+      }
+      return id;
+    } catch (error) {
+      if (desktop && !this.held.has(desktop.id)) await desktop.stop();
+      throw error;
+    } finally {
+      this.reserved--;
+      this.changed();
+      void this.fillSpares();
     }
+  }
+
+  private async hold(desktop: Desktop, ref: SessionRef, coordinateMode: CoordinateMode): Promise<string> {
     const { display, width, height } = desktop.handle;
     await this.registry.register({ id: desktop.id, workerId: this.config.workerId, display, width, height, tenant: ref.tenant, session: ref.name });
     const recordPids = () => void this.redis.hset(keys.desktop(desktop.id), desktop.pids).catch(() => undefined);
@@ -128,21 +275,52 @@ export class DesktopPool {
     state.grants = startingGrants(policy);
     await this.sessions.assign(ref, desktop.id, state);
     const runner = actionRunner(desktop, ref, state, { policy, approvals: this.approvals.brokerFor(ref.tenant, ref.name), killSwitch: this.killSwitch }, this.sessions, this.metrics, this.log);
-    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, this.failSafe(desktop.id, runner), (error) =>
+    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, this.tracked(desktop.id, this.failSafe(desktop.id, runner)), (error) =>
       this.log.error({ err: error, desktop: desktop.id }, 'action channel error'),
     );
-    const held: Held = { desktop, ref, server };
+    const held: Held = { desktop, ref, server, busy: 0, lastActivity: Date.now() };
     this.held.set(desktop.id, held);
     desktop.onFailure((reason) => {
       // Torn down at once; the session hears of it on its next call (failSafe).
       held.failure = reason;
       this.log.warn({ desktop: desktop.id, tenant: ref.tenant, session: ref.name, reason }, 'desktop failed; tearing it down');
+      this.changed();
       void desktop.stop().finally(() => (this.updateGauges(), void this.fillSpares()));
     });
     this.log.info({ desktop: desktop.id, display, tenant: ref.tenant, session: ref.name }, 'desktop allocated');
-    this.updateGauges();
-    void this.fillSpares();
     return desktop.id;
+  }
+
+  /**
+   * Every call is activity, from its start to its end, whatever the tool (screenshots and
+   * other read-only calls too) and whatever the answer (a refusal too): lastUsedAt is saved
+   * with every reply. Once the pool is stopping, a call still running is answered at once.
+   */
+  private tracked(desktopId: string, handler: ActionHandler): ActionHandler {
+    return async (request) => {
+      const held = this.held.get(desktopId);
+      if (held) {
+        held.busy++;
+        held.lastActivity = Date.now();
+      }
+      try {
+        const stopped = this.stopping.then((): HandledAction => ({
+          result: errorResult(
+            'worker_lost',
+            `The worker running this desktop stopped during ${request.tool}. The action was not retried and may have partly run; call again to get a new desktop.`,
+          ),
+          timings: {},
+        }));
+        const reply: HandledAction = await Promise.race([handler(request), stopped]);
+        if (!reply.persist && held && !held.failure) reply.persist = (multi) => this.sessions.queueSave(multi, held.ref, null);
+        return reply;
+      } finally {
+        if (held) {
+          held.busy--;
+          held.lastActivity = Date.now();
+        }
+      }
+    };
   }
 
   /**
@@ -166,11 +344,21 @@ export class DesktopPool {
     const held = this.held.get(desktopId);
     if (!held) return false;
     this.held.delete(desktopId);
-    await held.server.close();
-    await this.registry.remove(desktopId);
-    // Only forget the session's binding if it still points at this desktop.
-    if ((await this.sessions.desktopOf(held.ref)) === desktopId) await this.sessions.remove(held.ref);
-    await held.desktop.stop();
+    this.changed();
+    const forget = async () => {
+      await held.server.close();
+      await this.registry.remove(desktopId);
+      // Only forget the session's binding if it still points at this desktop.
+      if ((await this.sessions.desktopOf(held.ref)) === desktopId) await this.sessions.remove(held.ref);
+    };
+    if (this.closed) {
+      // Stopping: the processes go at once, beside a bounded bookkeeping.
+      await Promise.all([held.desktop.stop(), within(forget(), STOPPING_REDIS_MS).catch((error) => this.log.warn({ err: error, desktop: desktopId }, 'desktop not unregistered'))]);
+    } else {
+      // A call running finishes first (the server's close waits for it), then the desktop goes.
+      await forget();
+      await held.desktop.stop();
+    }
     this.log.info({ desktop: desktopId, tenant: held.ref.tenant, session: held.ref.name }, 'desktop released');
     this.updateGauges();
     void this.fillSpares();
@@ -179,16 +367,26 @@ export class DesktopPool {
 
   private async heartbeat(): Promise<void> {
     await this.registry.heartbeat([...this.held.keys()], this.config.workerId).catch((error) => this.log.error({ err: error }, 'heartbeat failed'));
+    await this.publish();
   }
 
+  /**
+   * Releases the desktops of sessions idle for longer than DESKGATE_SESSION_IDLE_SECONDS (no
+   * call started or ended since), and of sessions that no longer exist. Never one with a call
+   * running; the decision is taken on this worker's own record of activity, right before the
+   * release, so a call that starts while the session's record is read keeps its desktop.
+   */
   private async reapIdle(): Promise<void> {
-    const now = Date.now();
-    for (const [id, held] of this.held) {
-      const record = await this.sessions.get(held.ref).catch(() => null);
-      if (!record || now - record.lastUsedAt > this.config.sessionIdleMs) {
-        this.log.info({ desktop: id, session: held.ref.name, tenant: held.ref.tenant }, 'releasing idle session');
-        await this.release(id).catch((error) => this.log.error({ err: error }, 'release failed'));
-      }
+    for (const [id, held] of [...this.held]) {
+      if (held.failure || held.busy > 0) continue;
+      // undefined: Redis did not answer; nothing is reaped on a guess.
+      const record = await this.sessions.get(held.ref).catch(() => undefined);
+      if (record === undefined || this.closed || this.held.get(id) !== held || held.busy > 0) continue;
+      const ended = record === null || record.desktopId !== id;
+      const idleMs = Date.now() - Math.max(held.lastActivity, record?.lastUsedAt ?? 0);
+      if (!ended && idleMs <= this.config.sessionIdleMs) continue;
+      this.log.info({ desktop: id, session: held.ref.name, tenant: held.ref.tenant, idleSeconds: Math.round(idleMs / 1000), ended }, ended ? 'releasing the desktop of an ended session' : 'releasing idle session');
+      await this.release(id).catch((error) => this.log.error({ err: error }, 'release failed'));
     }
   }
 
@@ -201,12 +399,27 @@ export class DesktopPool {
     return !this.closed;
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const timer of this.timers) clearInterval(timer);
-    // A spare still starting would otherwise outlive the worker.
-    await this.filling;
-    await Promise.all([...this.held.keys()].map((id) => this.release(id).catch(() => undefined)));
-    await Promise.all(this.spares.splice(0).map((desktop) => desktop.stop()));
+  /**
+   * Stops every desktop, in parallel: calls running are answered at once (`worker_lost`),
+   * held desktops and spares are torn down, a spare still starting is stopped when it is up.
+   * Resolves with how long each part took (the worker logs it).
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      this.markStopping();
+      for (const timer of this.timers) clearInterval(timer);
+      for (const waiter of this.waiters.splice(0)) waiter();
+      await Promise.all([
+        ...[...this.held.keys()].map((id) => this.release(id).catch((error) => this.log.error({ err: error, desktop: id }, 'desktop not stopped'))),
+        ...this.spares.splice(0).map((desktop) => desktop.stop()),
+        // A spare still starting is stopped by fill() once it is up; an allocation, by allocate().
+        this.filling,
+        ...this.allocating,
+        within(withdrawCapacity(this.redis, this.config.workerId), STOPPING_REDIS_MS).catch(() => undefined),
+      ]);
+      this.updateGauges();
+    })();
+    return this.closing;
   }
 }
