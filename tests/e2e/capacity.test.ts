@@ -6,6 +6,7 @@
  *   not on a poll).
  * - When none is released within the bound, it fails with desktop_unavailable saying how many
  *   desktops there are and when to retry, naming no worker or path; nothing stays queued.
+ *   With DESKGATE_DESKTOP_WAIT_SECONDS=0 (a second gateway), it fails at once.
  * - Idle reaping follows activity: a session kept busy with screenshots, and one with a call
  *   running longer than the idle timeout, keep their desktops; an idle one loses its desktop,
  *   and its next call gets a new one.
@@ -18,7 +19,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { keys, LIFECYCLE_QUEUE } from '@deskgate/dispatch';
-import { startStack, type Stack } from '../../scripts/lib/stack.ts';
+import { repoRoot, startStack, type Stack } from '../../scripts/lib/stack.ts';
+import { startService } from '../../scripts/lib/service-process.ts';
 import { connect, errorKind, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 
 const WORKER_ID = 'w-capacity-internal-4c1d';
@@ -154,6 +156,29 @@ describe('capacity: waiting for a desktop, and idle reaping by activity', { time
     assert.equal(await desktopOf('c'), null, 'and no worker took it afterwards');
     const log = readFileSync(`${stack.logDir}/gateway.log`, 'utf8');
     assert.ok(log.split('\n').some((line) => line.includes('no desktop could be allocated') && line.includes('"session":"c"')), 'the gateway logs why');
+  });
+
+  test('with DESKGATE_DESKTOP_WAIT_SECONDS=0 the first call fails at once when every desktop is in use', async () => {
+    const gateway = await startService<string>({
+      name: 'gateway-no-wait',
+      entry: `${repoRoot}services/gateway/src/main.ts`,
+      env: { ...process.env, REDIS_URL: stack.redisUrl, DESKGATE_PORT: '0', DESKGATE_DESKTOP_WAIT_SECONDS: '0' },
+      logFile: `${stack.logDir}/gateway-no-wait.log`,
+      readyWhen: (record) => (record.msg === 'gateway listening' ? (record.url as string) : undefined),
+    });
+    try {
+      const client = await connect('2026-07-28', `${gateway.ready}/d`, stack.apiKey);
+      const started = Date.now();
+      const result = await start(client);
+      const tookMs = Date.now() - started;
+      await client.close();
+      assert.equal(errorKind(result), 'desktop_unavailable', textOf(result));
+      assert.match(textOf(result), /^All 2 desktops are in use, so session "d" could not start\. Nothing was done; retry in ~\d+ s/);
+      assert.ok(tookMs < 1000, `at once: ${tookMs} ms`);
+      assert.equal(await redis.llen(bull('wait')), 0, 'nothing was queued');
+    } finally {
+      await gateway.service.stop();
+    }
   });
 
   test('idle reaping follows activity: sessions screenshotted, or with a call running past the idle time, keep their desktops; an idle one is reaped', async (t) => {
