@@ -60,6 +60,7 @@ export function startLifecycleWorkers(pool: DesktopPool, redis: Redis, workerId:
   const loop = (async () => {
     let n = 0;
     while (!stopping.signal.aborted) {
+      if (!pool.ready) break;
       if (!pool.hasRoom) {
         await pool.whenRoom(stopping.signal);
         continue;
