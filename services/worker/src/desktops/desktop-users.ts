@@ -60,7 +60,13 @@ const alive = (pid: number) => {
   }
 };
 
-/** The pids of every process (not thread) whose real uid is `uid`, and their task count. */
+/**
+ * The pids of every living process (not thread) whose real uid is `uid`, and the task count
+ * the kernel holds against its RLIMIT_NPROC (zombies included). A zombie is dead already — it
+ * runs nothing and holds nothing but its pid until its parent reaps it, which for an orphan
+ * (an xterm's shell) is the init process, slow to do so in some containers — so waiting for
+ * it would only delay a desktop's teardown.
+ */
 export function processesOf(uid: number): { pids: number[]; tasks: number } {
   const pids: number[] = [];
   let tasks = 0;
@@ -69,7 +75,7 @@ export function processesOf(uid: number): { pids: number[]; tasks: number } {
     try {
       const status = readFileSync(`/proc/${entry}/status`, 'utf8');
       if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) !== uid) continue;
-      pids.push(Number(entry));
+      if (!/^State:\s+Z/m.test(status)) pids.push(Number(entry));
       tasks += Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
     } catch {
       // Gone while we looked.
