@@ -34,7 +34,7 @@ async function launchAndWait(app: string, grant: AppGrant, { executor, state, si
     const [window] = windowsOf(windows, grant, state.grants);
     if (window?.mapped) {
       await executor.activate(window.window).catch(() => undefined);
-      return result(`Started ${app} (${spec.source}); its window "${window.title ?? ''}" is in front.`, { app, launched: true, window: window.window, title: window.title });
+      return result(`Started ${app} (${spec.source}); its window "${window.title ?? ''}" is in front.`, { app, launched: true, window: window.window, title: window.title, pid });
     }
     if (Date.now() > until) {
       // A window of the started process under another name would be hidden as not granted.
