@@ -216,7 +216,7 @@ describe('a Redis that refuses writes leaks no typed text or clipboard contents 
     await sleep(300);
     const all = logs();
     assert.match(all, /"msg":"tool call failed inside the gateway"/);
-    assert.match(all, /"redisCommand":"eval"/, 'the failed enqueue is logged by its command name');
+    assert.match(all, /"redisCommand":"evalsha?"/, 'the failed enqueue is logged by its command name');
     assert.match(all, /OOM command not allowed/);
     assert.match(all, /"msg":"audit entry not recorded"/);
     for (const secret of [SECRETS.clipboard, SECRETS.typed, SECRETS.batch]) assert.ok(!all.includes(secret), `"${secret}" is in a log file`);
