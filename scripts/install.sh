@@ -11,11 +11,12 @@ source scripts/lib/debian-packages.sh
 # cookies), the apps every desktop offers (chromium, mousepad, pcmanfm, xterm; see
 # docs/desktop.md), X tools, Redis, the Python input layer's libraries, and whatever the
 # helpers list in their APT_PACKAGES files. xdotool: tests/e2e/displays-and-apps drives the
-# desktop with it; iproute2: tests/e2e/browser-agent serves its page from a network namespace.
+# desktop with it; iproute2: tests/e2e/browser-agent serves its page from a network namespace;
+# imagemagick: the peers the tests and bench compare against (import, convert).
 packages=(
   xvfb openbox tint2 xauth x11-utils x11-xserver-utils
   chromium mousepad pcmanfm xterm xclip
-  redis-server python3-xlib python3-tk python3-pytest pkg-config xdotool iptables iproute2
+  redis-server python3-xlib python3-tk python3-pytest pkg-config xdotool iptables iproute2 imagemagick
 )
 for list in helpers/*/APT_PACKAGES runtime/APT_PACKAGES; do
   [ -f "$list" ] && while read -r pkg; do [ -n "$pkg" ] && packages+=("$pkg"); done < <(grep -v '^#' "$list")
