@@ -77,6 +77,11 @@ const schema = z.object({
   DESKGATE_PYTHON: z.string().default('/usr/bin/python3'),
   DESKGATE_RUNTIME_DIR: z.string().default(`${repoRoot}runtime`),
   DESKGATE_POLICY_FILE: z.string().optional(),
+  DESKGATE_DESKTOP_PROVIDER: z.enum(['process', 'container']).default('process'),
+  DESKGATE_DESKTOP_IMAGE: z.string().min(1).default('deskgate/linux-desktop:dev'),
+  DESKGATE_CONTAINER_RUN_DIR: z.string().regex(/^\/[^\0]*$/, 'an absolute path').default('/run/deskgate/desktops'),
+  DESKGATE_DESKTOP_MEMORY_MB: z.coerce.number().int().min(256).max(65536).default(1024),
+  DESKGATE_DESKTOP_CPUS: z.coerce.number().min(0.1).max(64).default(1),
   DESKGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -132,6 +137,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, host: HostResou
     python: c.DESKGATE_PYTHON,
     runtimeDir: c.DESKGATE_RUNTIME_DIR,
     policyFile: c.DESKGATE_POLICY_FILE,
+    /** Where desktops run: local processes, or one container each (docs/containers.md). */
+    desktopProvider: c.DESKGATE_DESKTOP_PROVIDER,
+    /** The container provider's settings; its pids limit is desktopMaxProcesses. */
+    container: {
+      image: c.DESKGATE_DESKTOP_IMAGE,
+      /** Host folder holding each container's run folder (its sockets and cookie); the same path inside a worker container. */
+      runDir: c.DESKGATE_CONTAINER_RUN_DIR,
+      memoryBytes: c.DESKGATE_DESKTOP_MEMORY_MB * 1024 * 1024,
+      cpus: c.DESKGATE_DESKTOP_CPUS,
+    },
     logLevel: c.DESKGATE_LOG_LEVEL,
   };
 }

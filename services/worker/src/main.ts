@@ -7,7 +7,9 @@ import { Redis } from 'ioredis';
 import { createLogger } from '@deskgate/dispatch';
 import { loadConfig } from './config.ts';
 import { DesktopPool } from './desktops/desktop-pool.ts';
+import { ContainerDesktopProvider } from './desktops/container-provider.ts';
 import { ProcessDesktopProvider } from './desktops/process-provider.ts';
+import type { DesktopProvider } from './desktops/provider.ts';
 import { createHealthApp } from './http/health-app.ts';
 import { createWorkerMetrics } from './http/metrics.ts';
 import { loadPolicyFile } from './policy/policy-file.ts';
@@ -18,7 +20,13 @@ const log = createLogger('deskgate-worker', config.logLevel, { worker: config.wo
 log.info({ maxDesktops: config.maxDesktops, why: config.maxDesktopsReason }, `capacity: ${config.maxDesktops} desktops`);
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
 const metrics = createWorkerMetrics();
-const pool = new DesktopPool(config, new ProcessDesktopProvider(config.windowManager, log), redis, metrics, log, loadPolicyFile(config.policyFile));
+const provider: DesktopProvider =
+  config.desktopProvider === 'container'
+    ? new ContainerDesktopProvider({ workerId: config.workerId, ...config.container, maxProcesses: config.desktopMaxProcesses, panel: config.desktopPanel }, log)
+    : new ProcessDesktopProvider(config.windowManager, log);
+await provider.prepare();
+log.info({ provider: provider.kind }, `desktops run as ${provider.kind === 'container' ? `containers of ${config.container.image}` : 'local processes'}`);
+const pool = new DesktopPool(config, provider, redis, metrics, log, loadPolicyFile(config.policyFile));
 
 let ready = false;
 const port = Number(process.env.DESKGATE_WORKER_PORT ?? 0);

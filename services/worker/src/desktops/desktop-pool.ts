@@ -22,7 +22,6 @@ import { actionRunner, KILL_SWITCH_WATCH_MS } from '../actions/action-runner.ts'
 import type { WorkerConfig } from '../config.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
 import { Desktop } from './desktop.ts';
-import { stagedDesktopFiles } from './desktop-files.ts';
 import { NoFreeSlotError } from './process-provider.ts';
 import type { DesktopProvider } from './provider.ts';
 
@@ -169,7 +168,7 @@ export class DesktopPool {
   /** A new desktop, or CapacityError when no desktop user is free. */
   private async startDesktop(): Promise<Desktop> {
     try {
-      return await Desktop.start(this.provider, this.config, stagedDesktopFiles(this.config), this.log);
+      return await Desktop.start(this.provider, this.config, this.log);
     } catch (error) {
       if (error instanceof NoFreeSlotError) throw new CapacityError(NO_FREE_DESKTOP);
       throw error;

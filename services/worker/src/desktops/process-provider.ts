@@ -11,10 +11,12 @@ import { basename, join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, type WorkerConfig } from '../config.ts';
 import { execFileAsync, poll, terminate } from './child-process.ts';
-import { stagedDesktopFiles } from './desktop-files.ts';
+import { stagedDesktopFiles, type DesktopFiles } from './desktop-files.ts';
 import { createDesktopHome, desktopEnv, type DesktopHome } from './desktop-home.ts';
 import { DesktopSlots, loadDesktopUsers, processesOf, type DesktopUser } from './desktop-users.ts';
 import { monitorLayout, setMonitorArgs } from './monitor-layout.ts';
+import { hostApps } from '../launch/desktop-apps.ts';
+import { ProcessLauncher } from '../launch/launcher.ts';
 import type { DesktopProvider, DisplayHandle } from './provider.ts';
 import { addDisplayEntry, writeXauthority } from './xauthority.ts';
 import { removeDisplayLeftovers, startXvfb } from './xvfb.ts';
@@ -27,8 +29,10 @@ export const BACKGROUND = '#3b4d61';
 export interface ProcessProviderOptions {
   /** Desktop users to run as; null runs desktops as the worker's own user (not root). */
   slots: DesktopSlots | null;
-  /** Folder with deskgate's openbox, panel and .desktop files, readable by desktop users. */
-  desktopDir: string;
+  /** Folder with deskgate's openbox, panel and .desktop files, and the helpers, readable by desktop users. */
+  files: DesktopFiles;
+  /** The Python the input runtime runs on. */
+  python: string;
   /** Processes and threads one desktop's user may run (RLIMIT_NPROC). */
   maxProcesses: number;
   panel: boolean;
@@ -37,7 +41,7 @@ export interface ProcessProviderOptions {
 export class NoFreeSlotError extends Error {}
 
 export class ProcessDesktopProvider implements DesktopProvider {
-  readonly kind = 'process';
+  readonly kind = 'process' as const;
   private settings: Promise<ProcessProviderOptions> | null = null;
 
   /**
@@ -58,6 +62,11 @@ export class ProcessDesktopProvider implements DesktopProvider {
       throw error;
     });
     return this.settings;
+  }
+
+  /** Desktop users exist (when root), the helpers' files are staged where they can read them. */
+  async prepare(): Promise<void> {
+    await this.resolveOptions();
   }
 
   /** The argument vector running a command as `user`, unable to gain privileges, within the cap. */
@@ -108,11 +117,11 @@ export class ProcessDesktopProvider implements DesktopProvider {
       const [file, ...args] = runAs(command);
       return spawn(file!, args, { env, cwd: home.home, stdio: 'ignore' });
     };
-    const preEnv = desktopEnv(home, '', options.desktopDir);
+    const preEnv = desktopEnv(home, '', options.files.desktopDir);
     const xvfb = await startXvfb(runAs, preEnv, home.xauthority, width, height);
     const { display } = xvfb;
     addDisplayEntry(home.xauthority, cookie, display);
-    const env = desktopEnv(home, display, options.desktopDir);
+    const env = desktopEnv(home, display, options.files.desktopDir);
     const uid = user?.uid ?? process.getuid?.();
     cleanups.push(async () => {
       await terminate(xvfb.process);
@@ -134,7 +143,7 @@ export class ProcessDesktopProvider implements DesktopProvider {
 
     const [xsetroot, ...xsetrootArgs] = runAs(['xsetroot', '-solid', BACKGROUND]);
     const background = execFileAsync(xsetroot!, xsetrootArgs, { env });
-    const dir = options.desktopDir;
+    const dir = options.files.desktopDir;
     // Openbox reads deskgate's rc.xml and (from XDG_CONFIG_HOME) its empty menu.xml, never ~/.config.
     const wm =
       basename(this.windowManager) === 'openbox'
@@ -172,15 +181,25 @@ export class ProcessDesktopProvider implements DesktopProvider {
 
     this.log.info({ display, width, height, monitors, user: user?.name ?? null, ...pids }, 'display started');
     let stopped: Promise<void> | null = null;
+    // The helpers: the worker's children, as the desktop user, with the desktop's environment.
+    const helper = (command: string[], extra: Record<string, string> = {}, cwd?: string) => {
+      const [file, ...args] = runAs(command);
+      return { command: file!, args, env: { ...env, ...extra }, ...(cwd ? { cwd } : {}) };
+    };
+    const { captureBin, runtimeDir } = options.files;
     return {
       display,
       width,
       height,
-      env,
-      user: user?.name ?? null,
       pids,
-      runAs,
-      tasks: () => (uid === undefined ? 0 : processesOf(uid).tasks),
+      helpers: {
+        capture: helper([captureBin, '--display', display]),
+        input: helper([options.python, '-m', 'deskgate_runtime', '--display', display], { PYTHONPATH: runtimeDir, PYTHONDONTWRITEBYTECODE: '1' }, runtimeDir),
+      },
+      apps: async () =>
+        hostApps(new ProcessLauncher(env, { runAs, tasks: () => (uid === undefined ? 0 : processesOf(uid).tasks), maxTasks: options.maxProcesses })),
+      // The cookie file is root-readable only besides the desktop user.
+      where: () => ({ provider: 'process', desktopUser: user?.name ?? '', xauthority: home.xauthority }),
       onFailure: (listener) => {
         failureListeners.push(listener);
         if (failed) listener(failed);
@@ -196,7 +215,7 @@ export class ProcessDesktopProvider implements DesktopProvider {
 
 /** The provider's settings from the worker's configuration: staged files, desktop users. */
 export async function optionsFromConfig(config: WorkerConfig, log: Logger): Promise<ProcessProviderOptions> {
-  const { desktopDir } = stagedDesktopFiles(config);
+  const files = stagedDesktopFiles(config);
   let slots: DesktopSlots | null = null;
   if (process.getuid?.() === 0) {
     const users = await loadDesktopUsers(config.desktopUser);
@@ -208,7 +227,7 @@ export async function optionsFromConfig(config: WorkerConfig, log: Logger): Prom
   } else {
     log.warn('the worker is not root: desktops run as its own user, without the per-desktop user sandbox');
   }
-  return { desktopDir, slots, maxProcesses: config.desktopMaxProcesses, panel: config.desktopPanel };
+  return { files, python: config.python, slots, maxProcesses: config.desktopMaxProcesses, panel: config.desktopPanel };
 }
 
 /** Whether the panel's window is listed by the window manager. */

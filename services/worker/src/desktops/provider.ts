@@ -1,25 +1,29 @@
 /**
- * Where desktops come from. The local process provider runs Xvfb, a window manager and a panel
- * on this host as an unprivileged desktop user; a container provider (one container per
- * session) implements the same interface.
+ * Where desktops come from. The process provider runs Xvfb, a window manager and a panel on
+ * this host as an unprivileged desktop user, with the helpers as the worker's children; the
+ * container provider runs all of it in one hardened container per desktop, the helpers
+ * listening on Unix sockets the worker connects to (docs/containers.md).
  */
+import type { HelperTransport } from '../helpers/helper-process.ts';
+import type { InputClient } from '../helpers/input-client.ts';
+import type { DesktopApps } from '../launch/desktop-apps.ts';
+
 export interface DisplayHandle {
   /** The X display name helpers connect to, e.g. ":101". */
   display: string;
   /** The whole screen: with several monitors, they sit side by side within it. */
   width: number;
   height: number;
+  /** How the worker reaches the display's capture helper and input runtime. */
+  helpers: { capture: HelperTransport; input: HelperTransport };
+  /** The desktop's apps, given its input runtime (a container's live inside it). */
+  apps(input: InputClient): Promise<DesktopApps>;
   /**
-   * The whole environment of processes on this display (DISPLAY, XAUTHORITY, the desktop's own
-   * HOME and XDG folders, PATH, locale): nothing of the worker's.
+   * Where the desktop runs, for its Redis record (operators and tests read it): the desktop
+   * user and cookie file of a process desktop; the container, its host pid and run folder.
    */
-  env: Record<string, string>;
-  /** The user the desktop's processes run as; null when the worker runs them as itself. */
-  user: string | null;
-  /** The argument vector that runs `command` as the desktop's user, within its process cap. */
-  runAs(command: string[]): string[];
-  /** Processes and threads the desktop's user runs now: what the process cap counts. */
-  tasks(): number;
+  where(): Record<string, string | number>;
+  /** The desktop's own processes, in its pid namespace: their windows are the desktop's, not apps'. */
   readonly pids: { xvfb: number; wm: number; panel: number };
   /**
    * Called once when Xvfb or the window manager exits while the desktop is up: the desktop
@@ -31,7 +35,12 @@ export interface DisplayHandle {
 }
 
 export interface DesktopProvider {
-  readonly kind: string;
+  readonly kind: 'process' | 'container';
+  /**
+   * Once, before the first start: checks what desktops need (users, image, engine) and removes
+   * whatever a dead worker of the same id left behind.
+   */
+  prepare(): Promise<void>;
   /** `width`×`height` is one monitor's size; `monitors` (default 1) of them side by side. */
   start(size: { width: number; height: number; monitors?: number }): Promise<DisplayHandle>;
 }

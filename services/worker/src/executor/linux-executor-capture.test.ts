@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { ToolError } from '@deskgate/computer-use';
 import { CaptureClient } from '../helpers/capture-client.ts';
 import type { InputClient } from '../helpers/input-client.ts';
-import type { ProcessLauncher } from '../launch/launcher.ts';
+import type { DesktopApps } from '../launch/desktop-apps.ts';
 import { LinuxExecutor } from './linux-executor.ts';
 
 /**
@@ -56,7 +56,7 @@ function withHelper(): { executor: LinuxExecutor; capture: CaptureClient } {
   writeFileSync(join(dir, 'helper.cjs'), FAKE_HELPER);
   const capture = new CaptureClient({ command: process.execPath, args: [join(dir, 'helper.cjs')], env: {} }, pino({ level: 'silent' }));
   capture.start();
-  return { executor: new LinuxExecutor(capture, {} as InputClient, {} as ProcessLauncher), capture };
+  return { executor: new LinuxExecutor(capture, {} as InputClient, {} as DesktopApps), capture };
 }
 
 const region = { x: 0, y: 0, width: 2, height: 1 };
@@ -71,7 +71,7 @@ test('capture reports the MIME type of the format the helper produced', async (t
 });
 
 test('settle bounds are bad_args before the helper is asked', async () => {
-  const executor = new LinuxExecutor({} as CaptureClient, {} as InputClient, {} as ProcessLauncher);
+  const executor = new LinuxExecutor({} as CaptureClient, {} as InputClient, {} as DesktopApps);
   const signal = new AbortController().signal;
   for (const request of [
     { quietMs: 5, maxMs: 100 },

@@ -5,7 +5,7 @@ import { ToolError } from '@deskgate/computer-use';
 import type { CaptureClient } from '../helpers/capture-client.ts';
 import { HelperError } from '../helpers/helper-process.ts';
 import type { InputClient } from '../helpers/input-client.ts';
-import type { ProcessLauncher } from '../launch/launcher.ts';
+import type { DesktopApps } from '../launch/desktop-apps.ts';
 import { DesktopIndex } from './desktop-identity.ts';
 import { LinuxExecutor } from './linux-executor.ts';
 
@@ -19,7 +19,7 @@ function scripted(answers: Record<string, unknown> = {}, failing: Record<string,
     },
   } as unknown as InputClient;
   const index = new DesktopIndex(async () => [{ id: 'debian-xterm', path: '/apps/debian-xterm.desktop', exec: ['xterm'], wmClass: 'XTerm' }]);
-  const executor = new LinuxExecutor({} as CaptureClient, input, {} as ProcessLauncher, index);
+  const executor = new LinuxExecutor({} as CaptureClient, input, { index } as DesktopApps);
   return { executor, sent };
 }
 

@@ -26,9 +26,7 @@ import {
 import type { CaptureClient } from '../helpers/capture-client.ts';
 import { HelperError } from '../helpers/helper-process.ts';
 import type { InputClient } from '../helpers/input-client.ts';
-import { findLauncher } from '../launch/desktop-entries.ts';
-import type { ProcessLauncher } from '../launch/launcher.ts';
-import { workerDesktopIndex, type DesktopIndex } from './desktop-identity.ts';
+import type { DesktopApps } from '../launch/desktop-apps.ts';
 
 async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 'executor_failed' | 'capture_failed'): Promise<T> {
   try {
@@ -120,16 +118,14 @@ export class LinuxExecutor implements Executor {
   constructor(
     private readonly capture_: CaptureClient,
     private readonly input: InputClient,
-    /** Starts apps on this desktop's display (open_application) and ends them with it. */
-    private readonly launcher: ProcessLauncher,
-    /** Installed apps, to name a window by its .desktop id. */
-    private readonly desktopIds: DesktopIndex = workerDesktopIndex,
+    /** The desktop's installed apps (to name windows) and the ones open_application starts. */
+    private readonly apps: DesktopApps,
     /** The desktop's own processes (its panel): their windows are part of the desktop, not apps. */
     private readonly furniturePids: () => readonly number[] = () => [],
   ) {}
 
   private toApp(raw: RawApp): AppInfo {
-    return { window: raw.window, title: raw.title, wmClass: raw.wm_class, pid: raw.pid, exe: raw.exe, desktopId: this.desktopIds.idFor(raw.wm_class) };
+    return { window: raw.window, title: raw.title, wmClass: raw.wm_class, pid: raw.pid, exe: raw.exe, desktopId: this.apps.index.idFor(raw.wm_class) };
   }
 
   private toWindow(raw: RawWindow): WindowInfo {
@@ -267,11 +263,11 @@ export class LinuxExecutor implements Executor {
     return this.input_<Point>('cursor_position');
   }
   async frontmostApp(): Promise<AppInfo> {
-    const [raw] = await Promise.all([this.input_<RawApp>('frontmost_app'), this.desktopIds.ready()]);
+    const [raw] = await Promise.all([this.input_<RawApp>('frontmost_app'), this.apps.index.ready()]);
     return this.toApp(raw);
   }
   async listWindows(): Promise<WindowInfo[]> {
-    const [raw] = await Promise.all([this.input_<{ windows: RawWindow[] }>('list_windows'), this.desktopIds.ready()]);
+    const [raw] = await Promise.all([this.input_<{ windows: RawWindow[] }>('list_windows'), this.apps.index.ready()]);
     return raw.windows.map((window) => this.toWindow(window));
   }
   /** The gates' guard for this call's input, sent with every input op but key_up (releasing is always safe). */
@@ -280,7 +276,7 @@ export class LinuxExecutor implements Executor {
     this.inputGuard = guard;
   }
   async gateFacts(points: Point[]): Promise<GateFacts> {
-    const [raw] = await Promise.all([this.input_<RawGateFacts>('gate_facts', { points: points.map((p) => [p.x, p.y]) }), this.desktopIds.ready()]);
+    const [raw] = await Promise.all([this.input_<RawGateFacts>('gate_facts', { points: points.map((p) => [p.x, p.y]) }), this.apps.index.ready()]);
     return {
       windows: raw.windows.map((window) => this.toWindow(window)),
       focus: this.toSurface(raw.focus),
@@ -303,11 +299,11 @@ export class LinuxExecutor implements Executor {
     await this.input_('activate', { window });
   }
   async findLauncher(app: string): Promise<LaunchSpec | null> {
-    return findLauncher(app);
+    return this.apps.find(app);
   }
   async launch(command: string[], env?: Record<string, string>) {
     try {
-      return await this.launcher.launch(command, env);
+      return await this.apps.launch(command, env);
     } catch (error) {
       // The launcher's own refusals (no entry, the process cap) already say what to do.
       if (error instanceof ToolError) throw error;

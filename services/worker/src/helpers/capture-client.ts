@@ -4,7 +4,7 @@
  * until the MCP result is built.
  */
 import type { Logger } from 'pino';
-import { HelperError, HelperProcess, type HelperSpec } from './helper-process.ts';
+import { HelperError, HelperProcess, type HelperTransport } from './helper-process.ts';
 
 export interface CaptureHeader {
   id: number;
@@ -21,8 +21,8 @@ export interface CaptureResponse {
 export class CaptureClient extends HelperProcess<CaptureResponse> {
   private buffer: Buffer = Buffer.alloc(0);
 
-  constructor(spec: Omit<HelperSpec, 'name'>, log: Logger) {
-    super({ name: 'capture', ...spec }, log);
+  constructor(transport: HelperTransport, log: Logger) {
+    super({ name: 'capture', ...transport }, log);
   }
 
   async call(message: Record<string, unknown>): Promise<CaptureResponse> {

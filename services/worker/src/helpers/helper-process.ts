@@ -1,9 +1,12 @@
 /**
- * A long-lived helper child process spoken to with in-order request/response frames. It is
- * started once per desktop, never per action; when it dies, the calls in flight fail with a
- * clear error and it is started again, so the next call works.
+ * A long-lived helper spoken to with in-order request/response frames: a child process of the
+ * worker (stdin/stdout), or a helper inside a desktop container reached over the Unix socket
+ * it listens on (docs/containers.md). It is started (or connected) once per desktop, never per
+ * action; when it dies or the connection drops, the calls in flight fail with a clear error and
+ * it is started (or connected) again, so the next call works.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createConnection } from 'node:net';
 import type { Logger } from 'pino';
 
 export class HelperError extends Error {
@@ -21,16 +24,36 @@ interface Waiter<R> {
   reject: (error: Error) => void;
 }
 
-export interface HelperSpec {
-  name: string;
+/** A helper the worker runs itself, speaking on its stdin/stdout. */
+export interface SpawnedHelper {
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd?: string;
 }
 
+/** A helper running elsewhere (a desktop container), listening on a Unix socket. */
+export interface ListeningHelper {
+  socket: string;
+}
+
+export type HelperTransport = SpawnedHelper | ListeningHelper;
+
+export type HelperSpec = HelperTransport & { name: string };
+
+/** One live connection to a helper: a child's pipes or a socket. */
+interface Link {
+  write(frame: Buffer): boolean;
+  /** Ends the link; resolves once it is closed (a child: exited, killed after 1 s). */
+  close(): Promise<void>;
+  readonly pid: number | undefined;
+}
+
+/** Between two failed connections to a listening helper (its supervisor restarts it). */
+const RECONNECT_MS = 100;
+
 export abstract class HelperProcess<Response> {
-  private child: ChildProcess | null = null;
+  private link: Link | null = null;
   private readonly waiters: Waiter<Response>[] = [];
   private stopped = false;
   private restarts = 0;
@@ -44,8 +67,9 @@ export abstract class HelperProcess<Response> {
     protected readonly log: Logger,
   ) {}
 
+  /** The helper's pid: the worker's child's, or 0 for a helper reached over a socket. */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.link?.pid;
   }
 
   get restartCount(): number {
@@ -54,45 +78,84 @@ export abstract class HelperProcess<Response> {
 
   start(): void {
     clearTimeout(this.restartTimer);
-    const child = spawn(this.spec.command, this.spec.args, {
-      env: this.spec.env,
-      cwd: this.spec.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child = child;
     this.resetDecoder();
+    this.link = 'socket' in this.spec ? this.connect(this.spec.socket) : this.spawnChild(this.spec);
+    this.onStart(this.link.pid);
+  }
+
+  private spawnChild(spec: SpawnedHelper): Link {
+    const child = spawn(spec.command, spec.args, { env: spec.env, cwd: spec.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const link: Link = {
+      pid: child.pid,
+      write: (frame) => child.stdin!.writable && child.stdin!.write(frame) !== undefined,
+      close: async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.stdin!.end();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 1000);
+        await exited;
+        clearTimeout(timer);
+      },
+    };
     child.stdout!.on('data', (chunk: Buffer) => this.onData(chunk));
     child.stderr!.on('data', (chunk: Buffer) => this.log.debug({ helper: this.spec.name, stderr: chunk.toString().trim() }));
     child.stdin!.on('error', () => undefined);
     child.on('error', (error) => this.log.error({ helper: this.spec.name, err: error }, 'helper failed to start'));
-    child.on('exit', (code, signal) => this.onExit(child, code, signal));
-    this.onStart(child.pid);
+    child.on('exit', (code, signal) => this.onLost(link, signal ?? `exit ${code}`));
+    return link;
   }
 
-  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.child !== child) return;
-    this.child = null;
+  private connect(path: string): Link {
+    const socket = createConnection(path);
+    socket.setNoDelay?.(true);
+    let closed = false;
+    const link: Link = {
+      pid: 0,
+      write: (frame) => !closed && socket.writable && socket.write(frame) !== undefined,
+      close: async () => {
+        if (closed) return;
+        const gone = new Promise((resolve) => socket.once('close', resolve));
+        socket.end();
+        const timer = setTimeout(() => socket.destroy(), 1000);
+        await gone;
+        clearTimeout(timer);
+      },
+    };
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (error) => this.log.debug({ helper: this.spec.name, err: error }, 'helper connection error'));
+    socket.on('close', () => {
+      closed = true;
+      this.onLost(link, 'its connection closed');
+    });
+    return link;
+  }
+
+  private onLost(link: Link, why: string): void {
+    if (this.link !== link) return;
+    this.link = null;
     const pending = this.waiters.splice(0);
     for (const waiter of pending) {
-      waiter.reject(new HelperError('helper_died', `the ${this.spec.name} helper stopped (${signal ?? `exit ${code}`}) during the call; it is being restarted`));
+      waiter.reject(new HelperError('helper_died', `the ${this.spec.name} helper stopped (${why}) during the call; it is being restarted`));
     }
     if (this.stopped) return;
     this.restarts++;
-    this.log.warn({ helper: this.spec.name, code, signal, restarts: this.restarts }, 'helper exited; restarting');
-    // Back off a little when a helper keeps dying, but restart at once the first times.
-    this.restartTimer = setTimeout(() => !this.stopped && this.start(), Math.min(50 * 2 ** Math.max(0, this.restarts - 3), 2000));
+    this.log.warn({ helper: this.spec.name, why, restarts: this.restarts }, 'helper lost; restarting');
+    // Back off a little when a helper keeps dying, but restart at once the first times; a
+    // listening helper is restarted by its supervisor, so its socket gets a moment first.
+    const backOff = Math.min(50 * 2 ** Math.max(0, this.restarts - 3), 2000);
+    this.restartTimer = setTimeout(() => !this.stopped && this.start(), 'socket' in this.spec ? Math.max(RECONNECT_MS, backOff) : backOff);
   }
 
   protected request(message: Record<string, unknown>): Promise<Response> {
     // A call that finds the helper dead starts it now instead of waiting for the back-off.
-    if (!this.child && !this.stopped) this.start();
-    const child = this.child;
-    if (!child || !child.stdin!.writable) {
-      return Promise.reject(new HelperError('helper_unavailable', `the ${this.spec.name} helper is restarting; try again`));
-    }
+    if (!this.link && !this.stopped) this.start();
+    const link = this.link;
     return new Promise<Response>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
-      child.stdin!.write(this.encode({ id: this.nextId++, ...message }));
+      if (!link || !link.write(this.encode({ id: this.nextId++, ...message }))) {
+        this.waiters.pop();
+        reject(new HelperError('helper_unavailable', `the ${this.spec.name} helper is restarting; try again`));
+      }
     });
   }
 
@@ -108,12 +171,6 @@ export abstract class HelperProcess<Response> {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.restartTimer);
-    const child = this.child;
-    if (!child) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.stdin!.end();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 1000);
-    await exited;
-    clearTimeout(timer);
+    await this.link?.close();
   }
 }

@@ -1,7 +1,7 @@
 /** Client of runtime/ (the Python input layer): one JSON object per line each way. */
 import { StringDecoder } from 'node:string_decoder';
 import type { Logger } from 'pino';
-import { HelperError, HelperProcess, type HelperSpec } from './helper-process.ts';
+import { HelperError, HelperProcess, type HelperTransport } from './helper-process.ts';
 
 interface InputResponse {
   id: number;
@@ -15,8 +15,8 @@ export class InputClient extends HelperProcess<InputResponse> {
   // Multi-byte characters can straddle two chunks.
   private decoder = new StringDecoder('utf8');
 
-  constructor(spec: Omit<HelperSpec, 'name'>, log: Logger) {
-    super({ name: 'input', ...spec }, log);
+  constructor(transport: HelperTransport, log: Logger) {
+    super({ name: 'input', ...transport }, log);
   }
 
   async call<T = Record<string, unknown>>(op: string, params: Record<string, unknown> = {}): Promise<T> {

@@ -75,18 +75,30 @@ function defaultOptions(): LaunchOptions {
  * apps this desktop offers when it has no entry at all).
  */
 export async function findLauncher(app: string, { dirs, extra }: LaunchOptions = defaultOptions()): Promise<LaunchSpec> {
-  // A name with a slash is a path, not an app: never look it up.
+  checkAppName(app);
+  return launcherAmong(app, (await Promise.all(dirs.map(entriesIn))).flat(), extra, dirs[0]!);
+}
+
+/** A name with a slash is a path, not an app: never looked up. */
+function checkAppName(app: string): void {
   if (!app || app.includes('/') || app.includes('\0')) throw new ToolError('bad_args', `"${app}" is a path, not an application name.`);
+}
+
+/**
+ * findLauncher over entries already read (in XDG order, e.g. a desktop container's); the apps
+ * offered, in a refusal, are those of `ownDir` (deskgate's folder) and the operator's extras.
+ */
+export function launcherAmong(app: string, entries: readonly DesktopEntry[], extra: LaunchExtra, ownDir: string): LaunchSpec {
+  checkAppName(app);
   const name = app.toLowerCase().replace(/\.desktop$/, '');
   const added = extra.get(name);
   if (added) return { command: added, source: 'DESKGATE_LAUNCH_EXTRA' };
-  const entries = (await Promise.all(dirs.map(entriesIn))).flat();
   const match =
     entries.find((entry) => entry.id.toLowerCase() === name) ??
     entries.find((entry) => entry.wmClass?.toLowerCase() === name) ??
     entries.find((entry) => basename(entry.exec[0]!).toLowerCase() === name);
   if (!match) {
-    const offered = (await entriesIn(dirs[0]!)).map((entry) => entry.id);
+    const offered = entries.filter((entry) => entry.path.startsWith(`${ownDir}/`)).map((entry) => entry.id);
     const list = [...new Set([...offered, ...extra.keys()])].sort().join(', ');
     throw new ToolError(
       'bad_args',

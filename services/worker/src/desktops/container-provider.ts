@@ -1,0 +1,226 @@
+/**
+ * Desktops as containers: one hardened container of the desktop image per desktop, created
+ * through the Docker Engine API and removed with the desktop (docs/containers.md). Inside it
+ * the image's entry point runs Xvfb, openbox, the panel and both helpers as an unprivileged
+ * user; the worker reaches the helpers over the Unix sockets they listen on in the container's
+ * run folder, a host folder bind-mounted into that one container. Containers carry the
+ * worker's id as a label, so a worker starting under the same id removes what a killed
+ * predecessor left.
+ */
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import type { Logger } from 'pino';
+import { containerApps } from '../launch/desktop-apps.ts';
+import type { DesktopProvider, DisplayHandle } from './provider.ts';
+
+/** The desktop image's user (docs/containers.md). */
+const DESKTOP_UID = 1000;
+const START_TIMEOUT_MS = 20_000;
+const READY_POLL_MS = 20;
+/** tmpfs sizes: what a session may write to its home and /tmp (counted in its memory limit). */
+const HOME_TMPFS = 'rw,nosuid,nodev,size=512m,uid=1000,gid=1000,mode=0700';
+const TMP_TMPFS = 'rw,nosuid,nodev,size=512m,mode=1777';
+
+export const LABELS = { role: 'deskgate.role', worker: 'deskgate.worker' } as const;
+
+export interface ContainerSettings {
+  workerId: string;
+  image: string;
+  runDir: string;
+  memoryBytes: number;
+  cpus: number;
+  /** The pids limit: processes and threads of everything in the container. */
+  maxProcesses: number;
+  panel: boolean;
+}
+
+/** What the image's entry point writes once the desktop is up (docs/containers.md). */
+interface ReadyFile {
+  display: string;
+  width: number;
+  height: number;
+  monitors: number;
+  pids: { xvfb: number; wm: number; panel: number };
+}
+
+export class ContainerDesktopProvider implements DesktopProvider {
+  readonly kind = 'container' as const;
+
+  constructor(
+    private readonly settings: ContainerSettings,
+    private readonly log: Logger,
+    private readonly docker: Docker = new Docker(),
+  ) {}
+
+  private get workerDir(): string {
+    return join(this.settings.runDir, this.settings.workerId);
+  }
+
+  /** The engine answers, the image is there, and nothing of a dead worker with this id is left. */
+  async prepare(): Promise<void> {
+    await this.docker.ping().catch((error: Error) => {
+      throw new Error(`the Docker engine does not answer (${error.message}): start dockerd, or set DOCKER_HOST; DESKGATE_DESKTOP_PROVIDER=container needs it`);
+    });
+    await this.docker
+      .getImage(this.settings.image)
+      .inspect()
+      .catch(() => {
+        throw new Error(`the desktop image ${this.settings.image} is not in the engine: build it with \`bash scripts/images.sh\` (or set DESKGATE_DESKTOP_IMAGE)`);
+      });
+    const removed = await this.reap();
+    if (removed > 0) this.log.warn({ removed, worker: this.settings.workerId }, 'removed desktop containers a previous worker with this id left');
+  }
+
+  /** Removes every desktop container labelled with this worker's id, and their run folders. */
+  async reap(): Promise<number> {
+    const leftovers = await this.docker.listContainers({ all: true, filters: { label: [`${LABELS.role}=desktop`, `${LABELS.worker}=${this.settings.workerId}`] } });
+    await Promise.all(leftovers.map((info) => this.docker.getContainer(info.Id).remove({ force: true }).catch(() => undefined)));
+    rmSync(this.workerDir, { recursive: true, force: true });
+    return leftovers.length;
+  }
+
+  async start({ width, height, monitors = 1 }: { width: number; height: number; monitors?: number }): Promise<DisplayHandle> {
+    const name = `deskgate-desktop-${this.settings.workerId}-${randomBytes(4).toString('hex')}`;
+    const runDir = join(this.workerDir, name);
+    mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    chownSync(runDir, DESKTOP_UID, DESKTOP_UID);
+    let container: Docker.Container | undefined;
+    const remove = async () => {
+      await container?.remove({ force: true }).catch((error: Error & { statusCode?: number }) => {
+        if (error.statusCode !== 404) this.log.error({ err: error, container: name }, 'desktop container not removed');
+      });
+      rmSync(runDir, { recursive: true, force: true });
+    };
+    try {
+      container = await this.docker.createContainer({
+        name,
+        Image: this.settings.image,
+        User: `${DESKTOP_UID}:${DESKTOP_UID}`,
+        Env: [`DESKGATE_SCREEN=${width}x${height}`, `DESKGATE_MONITORS=${monitors}`, `DESKGATE_PANEL=${this.settings.panel ? 1 : 0}`],
+        Labels: { [LABELS.role]: 'desktop', [LABELS.worker]: this.settings.workerId },
+        NetworkDisabled: false,
+        StopTimeout: 1,
+        HostConfig: {
+          Init: true,
+          ReadonlyRootfs: true,
+          CapDrop: ['ALL'],
+          SecurityOpt: ['no-new-privileges'],
+          NetworkMode: 'none',
+          Memory: this.settings.memoryBytes,
+          // No swap beyond the memory limit: a hog is stopped, not slowed.
+          MemorySwap: this.settings.memoryBytes,
+          NanoCpus: Math.round(this.settings.cpus * 1e9),
+          PidsLimit: this.settings.maxProcesses,
+          Tmpfs: { '/tmp': TMP_TMPFS, '/home/desktop': HOME_TMPFS },
+          Binds: [`${runDir}:/run/deskgate`],
+          ShmSize: 256 * 1024 * 1024,
+        },
+      });
+      await container.start();
+      return await this.handleOf(container, name, runDir, remove);
+    } catch (error) {
+      await remove();
+      throw error;
+    }
+  }
+
+  private async handleOf(container: Docker.Container, name: string, runDir: string, remove: () => Promise<void>): Promise<DisplayHandle> {
+    const failureListeners: ((reason: string) => void)[] = [];
+    let stopping = false;
+    let failed: string | null = null;
+    const fail = (reason: string) => {
+      if (stopping || failed) return;
+      failed = reason;
+      this.log.error({ container: name, reason }, 'desktop failed');
+      for (const listener of failureListeners) listener(reason);
+    };
+    // The entry point exits when Xvfb or openbox stops; the engine says why (OOM, a signal).
+    void container.wait().then(
+      async () => fail(await this.exitReason(container, runDir)),
+      () => fail('the desktop container could not be watched'),
+    );
+
+    const ready = await this.waitReady(runDir, () => failed);
+    const { State } = await container.inspect();
+    this.log.info({ container: name, display: ready.display, width: ready.width, height: ready.height, pid: State.Pid }, 'desktop container started');
+    let stopped: Promise<void> | null = null;
+    return {
+      display: ready.display,
+      width: ready.width,
+      height: ready.height,
+      pids: ready.pids,
+      helpers: { capture: { socket: join(runDir, 'capture.sock') }, input: { socket: join(runDir, 'input.sock') } },
+      apps: (input) => containerApps(input),
+      // hostPid: the container's init in the host's pid namespace (its network namespace is
+      // /proc/<hostPid>/ns/net: how tests put a probe app on the display).
+      where: () => ({ provider: 'container', container: name, hostPid: State.Pid, runDir, xauthority: join(runDir, 'xauthority') }),
+      onFailure: (listener) => {
+        failureListeners.push(listener);
+        if (failed) listener(failed);
+      },
+      stop: () => {
+        stopping = true;
+        stopped ??= remove();
+        return stopped;
+      },
+    };
+  }
+
+  /** ready.json once it is there; throws on `failed`, an exit, or the start timeout. */
+  private async waitReady(runDir: string, failure: () => string | null): Promise<ReadyFile> {
+    const until = Date.now() + START_TIMEOUT_MS;
+    const readyPath = join(runDir, 'ready.json');
+    for (;;) {
+      const failedText = readIfThere(join(runDir, 'failed'));
+      if (failedText !== null) throw new Error(`the desktop container failed to start: ${failedText.trim() || 'no reason given'}`);
+      const why = failure();
+      if (why) throw new Error(`the desktop container stopped while starting: ${why}`);
+      const text = readIfThere(readyPath);
+      if (text !== null) return parseReady(text);
+      if (Date.now() > until) throw new Error(`the desktop container was not ready within ${START_TIMEOUT_MS / 1000} s (no ${readyPath})`);
+      await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+    }
+  }
+
+  private async exitReason(container: Docker.Container, runDir: string): Promise<string> {
+    const said = readIfThere(join(runDir, 'failed'))?.trim();
+    const state = await container.inspect().then(
+      (info) => info.State,
+      () => null,
+    );
+    if (state?.OOMKilled) return 'the desktop ran out of memory (its container was stopped by the memory limit)';
+    if (said) return said;
+    return state ? `the desktop container exited (${state.ExitCode})` : 'the desktop container is gone';
+  }
+}
+
+function readIfThere(path: string): string | null {
+  if (!existsSync(path)) return null;
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** ready.json, checked: it is written by the container, so nothing in it is taken on trust. */
+export function parseReady(text: string): ReadyFile {
+  const value = JSON.parse(text) as Partial<ReadyFile>;
+  const int = (n: unknown, min: number, max: number) => typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max;
+  if (
+    typeof value.display !== 'string' ||
+    !/^:\d{1,4}$/.test(value.display) ||
+    !int(value.width, 1, 32768) ||
+    !int(value.height, 1, 32768) ||
+    !int(value.monitors, 1, 16) ||
+    !value.pids ||
+    !int(value.pids.xvfb, 1, 2 ** 22) ||
+    !int(value.pids.wm, 1, 2 ** 22) ||
+    !int(value.pids.panel, 0, 2 ** 22)
+  ) {
+    throw new Error(`the desktop container wrote an invalid ready.json: ${text.slice(0, 200)}`);
+  }
+  return value as ReadyFile;
+}
