@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
-import { desktopOf } from '../support/desktops.ts';
+import { desktopOf, onDisplay } from '../support/desktops.ts';
 import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 import { Probe, type Rect } from '../support/probe.ts';
@@ -51,7 +51,7 @@ before(async () => {
   humansApprover = (await new ApiKeyStore(redis).create('humans', 'approver', 'approver')).key;
   mcp = await connect('2026-07-28', `${stack.mcpUrl}/gates`, stack.apiKey);
   refused(await mcp.call('screenshot'), 'allowlist_empty');
-  const { display } = await desktopOf(redis, 'gates', 'gates');
+  const display = await desktopOf(redis, 'gates', 'gates');
   probes.app = await Probe.start(display, { geometry: '400x300+0+0', color: '#3366cc', wmClass: 'DeskgateProbe' });
   probes.terminal = await Probe.start(display, { geometry: '400x300+440+0', color: '#33cc66', wmClass: 'XTerm' });
   probes.browser = await Probe.start(display, { geometry: '400x300+0+420', color: '#cc9933', wmClass: 'firefox-esr' });
@@ -144,7 +144,7 @@ test('system shortcuts are refused without systemKeyCombos and allowed with it',
 test('a screen that changed under the target refuses the click until a new screenshot', async () => {
   await mcp.call('screenshot');
   const target = centre(probes.app!.ready.color_area);
-  const { display } = await desktopOf(redis, 'gates', 'gates');
+  const display = await desktopOf(redis, 'gates', 'gates');
   const cover = await Probe.start(display, { geometry: `120x120+${target[0] - 60}+${target[1] - 60}`, color: '#ffffff', wmClass: 'DeskgateProbe' });
   try {
     const mark = { ...marks(), cover: 0 };
@@ -165,10 +165,11 @@ test('a screen that changed under the target refuses the click until a new scree
 });
 
 test('the clipboard guard: stashed and cleared while a click-tier terminal is in front, restored after', async () => {
-  const { display } = await desktopOf(redis, 'gates', 'gates');
+  const desktop = await desktopOf(redis, 'gates', 'gates');
   const clipboard = () => {
     try {
-      return execFileSync('xclip', ['-o', '-selection', 'clipboard'], { env: { ...process.env, DISPLAY: display }, timeout: 5000 }).toString();
+      const { file, args, env } = onDisplay(desktop, ['xclip', '-o', '-selection', 'clipboard']);
+      return execFileSync(file, args, { env, timeout: 5000 }).toString();
     } catch {
       return '';
     }

@@ -75,7 +75,7 @@ for (const size of SIZES) {
         });
 
         const desktop = await desktopOf(redis, stack.tenant, session);
-        probe = await Probe.start(desktop.display, { color: PROBE_COLOR });
+        probe = await Probe.start(desktop, { color: PROBE_COLOR });
         const { button, text, color_area: area } = probe.ready;
 
         await t.test('a window of known colour shows that colour', async () => {

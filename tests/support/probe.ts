@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../scripts/lib/stack.ts';
+import { onDisplay, xTarget, type XTarget } from './desktops.ts';
 
 export interface Rect {
   x: number;
@@ -40,22 +41,25 @@ export class Probe {
     readonly ready: ReadyEvent,
   ) {}
 
-  static async start(display: string, options: { color?: string; geometry?: string; title?: string; wmClass?: string; xauthority?: string; slowRepaint?: boolean; steadyCaret?: boolean } = {}): Promise<Probe> {
+  /** `target`: a display name, or a desktop (desktopOf) — a container desktop's display is reached in its network namespace. */
+  static async start(
+    target: string | XTarget,
+    options: { color?: string; geometry?: string; title?: string; wmClass?: string; xauthority?: string; slowRepaint?: boolean; steadyCaret?: boolean } = {},
+  ): Promise<Probe> {
     const eventsFile = join(mkdtempSync(join(tmpdir(), 'deskgate-probe-')), 'events.jsonl');
-    const child = spawn(
+    const x = xTarget(target);
+    const { file, args, env } = onDisplay({ ...x, ...(options.xauthority ? { xauthority: options.xauthority } : {}) }, [
       '/usr/bin/python3',
-      [
-        `${repoRoot}tests/probe/probe_app.py`,
-        '--events', eventsFile,
-        '--geometry', options.geometry ?? '800x600+100+80',
-        '--color', options.color ?? '#3366cc',
-        '--title', options.title ?? 'deskgate probe',
-        '--class', options.wmClass ?? 'DeskgateProbe',
-        ...(options.slowRepaint ? ['--slow-repaint'] : []),
-        ...(options.steadyCaret ? ['--steady-caret'] : []),
-      ],
-      { env: { ...process.env, DISPLAY: display, ...(options.xauthority ? { XAUTHORITY: options.xauthority } : {}) }, stdio: 'ignore' },
-    );
+      `${repoRoot}tests/probe/probe_app.py`,
+      '--events', eventsFile,
+      '--geometry', options.geometry ?? '800x600+100+80',
+      '--color', options.color ?? '#3366cc',
+      '--title', options.title ?? 'deskgate probe',
+      '--class', options.wmClass ?? 'DeskgateProbe',
+      ...(options.slowRepaint ? ['--slow-repaint'] : []),
+      ...(options.steadyCaret ? ['--steady-caret'] : []),
+    ]);
+    const child = spawn(file, args, { env, stdio: 'ignore' });
     const probe = new Probe(child, eventsFile, undefined as never);
     const ready = (await probe.waitFor((event) => event.type === 'ready', 15_000)) as unknown as ReadyEvent;
     return new Probe(child, eventsFile, ready);

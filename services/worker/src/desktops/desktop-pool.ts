@@ -14,28 +14,17 @@
  * Stopping: calls running are answered `worker_lost` at once, and every desktop is torn down
  * in parallel with the Redis bookkeeping, which is bounded (Redis may already be gone).
  */
-import { ActionServer, ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, publishCapacity, withdrawCapacity, type ActionHandler, type HandledAction, type SessionRef } from '@deskgate/dispatch';
-import { errorResult, initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
+import { ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, publishCapacity, withdrawCapacity, type SessionRef } from '@deskgate/dispatch';
+import type { CoordinateMode, PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { actionRunner, KILL_SWITCH_WATCH_MS } from '../actions/action-runner.ts';
+import { KILL_SWITCH_WATCH_MS } from '../actions/action-runner.ts';
 import type { WorkerConfig } from '../config.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
+import { SessionHost, type HostServices } from '../sessions/session-host.ts';
 import { Desktop } from './desktop.ts';
 import { NoFreeSlotError } from './process-provider.ts';
 import type { DesktopProvider } from './provider.ts';
-
-interface Held {
-  desktop: Desktop;
-  ref: SessionRef;
-  server: ActionServer;
-  /** Set when the desktop broke (its window manager or X server stopped). */
-  failure?: string;
-  /** Calls running on it now. */
-  busy: number;
-  /** When its last call started or ended (ms since the epoch): what idle reaping reads. */
-  lastActivity: number;
-}
 
 const HEARTBEAT_MS = 1500;
 /** The reaper looks this often: a fifth of the idle time, between 1 and 10 s. */
@@ -60,7 +49,8 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 
 export class DesktopPool {
   private readonly spares: Desktop[] = [];
-  private readonly held = new Map<string, Held>();
+  /** Desktops held by sessions, by desktop id. */
+  private readonly held = new Map<string, SessionHost>();
   /** Spares being started. */
   private startingSpares = 0;
   /** Allocations under way: each stands for the desktop it is taking or starting. */
@@ -72,11 +62,8 @@ export class DesktopPool {
   /** Resolved when the pool starts closing: calls still running are answered at once. */
   private readonly stopping: Promise<void>;
   private markStopping!: () => void;
-  private readonly registry: DesktopRegistry;
   private readonly sessions: SessionStore;
-  private readonly approvals: ApprovalStore;
-  /** Read before every action and watched during one; cached only briefly, so switching it on stops a running call within ~0.2 s. */
-  private readonly killSwitch: KillSwitch;
+  private readonly hostServices: HostServices;
   private readonly timers: NodeJS.Timeout[] = [];
   /** Told of every change of room (a release, a spare started, a desktop failed). */
   private waiters: (() => void)[] = [];
@@ -91,11 +78,21 @@ export class DesktopPool {
     private readonly log: Logger,
     private readonly policies: PolicyFile,
   ) {
-    this.registry = new DesktopRegistry(redis);
     this.sessions = new SessionStore(redis);
-    this.approvals = new ApprovalStore(redis);
-    this.killSwitch = new KillSwitch(redis, { cacheMs: KILL_SWITCH_WATCH_MS });
     this.stopping = new Promise((resolve) => (this.markStopping = resolve));
+    this.hostServices = {
+      workerId: config.workerId,
+      redis,
+      registry: new DesktopRegistry(redis),
+      sessions: this.sessions,
+      approvals: new ApprovalStore(redis),
+      // Read before every action and watched during one; cached only briefly, so switching it on stops a running call within ~0.2 s.
+      killSwitch: new KillSwitch(redis, { cacheMs: KILL_SWITCH_WATCH_MS }),
+      policies,
+      metrics,
+      log,
+      stopping: this.stopping,
+    };
     this.reapMs = reapEveryMs(config.sessionIdleMs);
     this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS));
     this.timers.push(setInterval(() => void this.reapIdle(), this.reapMs));
@@ -262,110 +259,35 @@ export class DesktopPool {
   }
 
   private async hold(desktop: Desktop, ref: SessionRef, coordinateMode: CoordinateMode): Promise<string> {
-    const { display, width, height } = desktop.handle;
-    await this.registry.register({ id: desktop.id, workerId: this.config.workerId, display, width, height, tenant: ref.tenant, session: ref.name });
-    const recordPids = () => void this.redis.hset(keys.desktop(desktop.id), desktop.pids).catch(() => undefined);
-    // onStart fires on restarts only (the helpers are already running here).
-    desktop.capture.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'capture' }), recordPids());
-    desktop.input.onStart = () => (this.metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
-    recordPids();
-    const policy = policyFor(this.policies, ref.tenant);
-    const state = initialSessionState(coordinateMode);
-    state.grants = startingGrants(policy);
-    await this.sessions.assign(ref, desktop.id, state);
-    const runner = actionRunner(desktop, ref, state, { policy, approvals: this.approvals.brokerFor(ref.tenant, ref.name), killSwitch: this.killSwitch }, this.sessions, this.metrics, this.log);
-    const server = new ActionServer(this.redis, this.redis.duplicate(), desktop.id, this.tracked(desktop.id, this.failSafe(desktop.id, runner)), (error) =>
-      this.log.error({ err: error, desktop: desktop.id }, 'action channel error'),
-    );
-    const held: Held = { desktop, ref, server, busy: 0, lastActivity: Date.now() };
-    this.held.set(desktop.id, held);
-    desktop.onFailure((reason) => {
-      // Torn down at once; the session hears of it on its next call (failSafe).
-      held.failure = reason;
-      this.log.warn({ desktop: desktop.id, tenant: ref.tenant, session: ref.name, reason }, 'desktop failed; tearing it down');
-      this.changed();
-      void desktop.stop().finally(() => (this.updateGauges(), void this.fillSpares()));
+    const host = await SessionHost.open(desktop, ref, coordinateMode, this.hostServices, {
+      broken: () => {
+        this.changed();
+        void desktop.stop().finally(() => (this.updateGauges(), void this.fillSpares()));
+      },
+      answeredBroken: (broken) => void this.release(broken.id).catch((error) => this.log.error({ err: error }, 'release failed')),
     });
-    this.log.info({ desktop: desktop.id, display, tenant: ref.tenant, session: ref.name }, 'desktop allocated');
+    this.held.set(desktop.id, host);
     return desktop.id;
   }
 
-  /**
-   * Every call is activity, from its start to its end, whatever the tool (screenshots and
-   * other read-only calls too) and whatever the answer (a refusal too): lastUsedAt is saved
-   * with every reply. Once the pool is stopping, a call still running is answered at once.
-   */
-  private tracked(desktopId: string, handler: ActionHandler): ActionHandler {
-    return async (request) => {
-      const held = this.held.get(desktopId);
-      if (held) {
-        held.busy++;
-        held.lastActivity = Date.now();
-      }
-      try {
-        const stopped = this.stopping.then((): HandledAction => ({
-          result: errorResult(
-            'worker_lost',
-            `The worker running this desktop stopped during ${request.tool}. The action was not retried and may have partly run; call again to get a new desktop.`,
-          ),
-          timings: {},
-        }));
-        const reply: HandledAction = await Promise.race([handler(request), stopped]);
-        if (!reply.persist && held && !held.failure) reply.persist = (multi) => this.sessions.queueSave(multi, held.ref, null);
-        return reply;
-      } finally {
-        if (held) {
-          held.busy--;
-          held.lastActivity = Date.now();
-        }
-      }
-    };
-  }
-
-  /**
-   * The action handler of a held desktop: the runner while the desktop works; once it broke,
-   * one clear `desktop_failed` answer, after which the session no longer points at it (so its
-   * next call gets a fresh desktop) and the desktop is released.
-   */
-  private failSafe(desktopId: string, runner: ActionHandler): ActionHandler {
-    return async (request) => {
-      const held = this.held.get(desktopId);
-      if (!held?.failure) return runner(request);
-      await this.registry.remove(desktopId);
-      if ((await this.sessions.desktopOf(held.ref)) === desktopId) await this.sessions.remove(held.ref);
-      setImmediate(() => void this.release(desktopId).catch((error) => this.log.error({ err: error }, 'release failed')));
-      const message = `This session's desktop broke (${held.failure}) and was torn down; ${request.tool} did not run. The session starts over on a new desktop with your next call: its apps, files and grants are gone, so request access to your apps again, then take a screenshot.`;
-      return { result: errorResult('desktop_failed', message), timings: {} };
-    };
-  }
-
   async release(desktopId: string): Promise<boolean> {
-    const held = this.held.get(desktopId);
-    if (!held) return false;
+    const host = this.held.get(desktopId);
+    if (!host) return false;
     this.held.delete(desktopId);
     this.changed();
-    const forget = async () => {
-      await held.server.close();
-      await this.registry.remove(desktopId);
-      // Only forget the session's binding if it still points at this desktop.
-      if ((await this.sessions.desktopOf(held.ref)) === desktopId) await this.sessions.remove(held.ref);
-    };
-    if (this.closed) {
-      // Stopping: the processes go at once, beside a bounded bookkeeping.
-      await Promise.all([held.desktop.stop(), within(forget(), STOPPING_REDIS_MS).catch((error) => this.log.warn({ err: error, desktop: desktopId }, 'desktop not unregistered'))]);
-    } else {
-      // A call running finishes first (the server's close waits for it), then the desktop goes.
-      await forget();
-      await held.desktop.stop();
-    }
-    this.log.info({ desktop: desktopId, tenant: held.ref.tenant, session: held.ref.name }, 'desktop released');
+    // While stopping, Redis bookkeeping is bounded (the desktop's processes do not wait for it).
+    const bound = this.closed
+      ? (work: Promise<void>) => within(work, STOPPING_REDIS_MS).catch((error) => this.log.warn({ err: error, desktop: desktopId }, 'desktop not unregistered'))
+      : undefined;
+    await host.close(bound);
+    this.log.info({ desktop: desktopId, tenant: host.ref.tenant, session: host.ref.name }, 'desktop released');
     this.updateGauges();
     void this.fillSpares();
     return true;
   }
 
   private async heartbeat(): Promise<void> {
-    await this.registry.heartbeat([...this.held.keys()], this.config.workerId).catch((error) => this.log.error({ err: error }, 'heartbeat failed'));
+    await this.hostServices.registry.heartbeat([...this.held.keys()], this.config.workerId).catch((error) => this.log.error({ err: error }, 'heartbeat failed'));
     await this.publish();
   }
 

@@ -1,0 +1,155 @@
+/**
+ * One session on one desktop: the desktop (whichever provider made it), the session's action
+ * server and runner, its tool state and policy. The host answers every call of the session
+ * with the tool's result and the timings of the call; it knows whether a call is running and
+ * when the last one started or ended (what the pool's idle reaping reads), and turns a broken
+ * desktop into one clear `desktop_failed` answer. The pool (desktop-pool.ts) decides which
+ * desktops exist; the host, what runs on one.
+ */
+import { ActionServer, type ActionHandler, type ApprovalStore, type DesktopRegistry, type HandledAction, type KillSwitch, type SessionRef, type SessionStore, keys } from '@deskgate/dispatch';
+import { errorResult, initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { actionRunner } from '../actions/action-runner.ts';
+import type { Desktop } from '../desktops/desktop.ts';
+import type { WorkerMetrics } from '../http/metrics.ts';
+
+/** What every host of a worker shares. */
+export interface HostServices {
+  workerId: string;
+  redis: Redis;
+  registry: DesktopRegistry;
+  sessions: SessionStore;
+  approvals: ApprovalStore;
+  killSwitch: KillSwitch;
+  policies: PolicyFile;
+  metrics: WorkerMetrics;
+  log: Logger;
+  /** Resolves when the worker starts stopping: calls still running are answered at once. */
+  stopping: Promise<void>;
+}
+
+/** What the pool hears from a host. */
+export interface HostHooks {
+  /** The desktop broke: it is being torn down; the session is told on its next call. */
+  broken(host: SessionHost): void;
+  /** The session was told its desktop broke: the host can be closed. */
+  answeredBroken(host: SessionHost): void;
+}
+
+export class SessionHost {
+  /** Set when the desktop broke (its window manager or X server stopped). */
+  failure: string | null = null;
+  /** Calls running now. */
+  busy = 0;
+  /** When the last call started or ended (ms since the epoch). */
+  lastActivity = Date.now();
+  private server!: ActionServer;
+  private closing: Promise<void> | null = null;
+
+  private constructor(
+    readonly desktop: Desktop,
+    readonly ref: SessionRef,
+    private readonly services: HostServices,
+    private readonly hooks: HostHooks,
+  ) {}
+
+  /** Registers the desktop for the session, with its starting state, and starts serving its calls. */
+  static async open(desktop: Desktop, ref: SessionRef, coordinateMode: CoordinateMode, services: HostServices, hooks: HostHooks): Promise<SessionHost> {
+    const { redis, registry, sessions, approvals, killSwitch, policies, metrics, log } = services;
+    const { display, width, height } = desktop.handle;
+    await registry.register({ id: desktop.id, workerId: services.workerId, display, width, height, tenant: ref.tenant, session: ref.name });
+    const recordPids = () => void redis.hset(keys.desktop(desktop.id), desktop.pids).catch(() => undefined);
+    // onStart fires on restarts only (the helpers are already running here).
+    desktop.capture.onStart = () => (metrics.helperRestarts.inc({ helper: 'capture' }), recordPids());
+    desktop.input.onStart = () => (metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
+    recordPids();
+    const policy = policyFor(policies, ref.tenant);
+    const state = initialSessionState(coordinateMode);
+    state.grants = startingGrants(policy);
+    await sessions.assign(ref, desktop.id, state);
+    const host = new SessionHost(desktop, ref, services, hooks);
+    const runner = actionRunner(desktop, ref, state, { policy, approvals: approvals.brokerFor(ref.tenant, ref.name), killSwitch }, sessions, metrics, log);
+    host.server = new ActionServer(redis, redis.duplicate(), desktop.id, host.tracked(host.failSafe(runner)), (error) =>
+      log.error({ err: error, desktop: desktop.id }, 'action channel error'),
+    );
+    desktop.onFailure((reason) => {
+      // Torn down at once; the session hears of it on its next call (failSafe).
+      host.failure = reason;
+      log.warn({ desktop: desktop.id, tenant: ref.tenant, session: ref.name, reason }, 'desktop failed; tearing it down');
+      hooks.broken(host);
+    });
+    log.info({ desktop: desktop.id, display, tenant: ref.tenant, session: ref.name }, 'desktop allocated');
+    return host;
+  }
+
+  get id(): string {
+    return this.desktop.id;
+  }
+
+  /**
+   * Every call is activity, from its start to its end, whatever the tool (screenshots and
+   * other read-only calls too) and whatever the answer (a refusal too): lastUsedAt is saved
+   * with every reply. Once the worker is stopping, a call still running is answered at once.
+   */
+  private tracked(handler: ActionHandler): ActionHandler {
+    return async (request) => {
+      this.busy++;
+      this.lastActivity = Date.now();
+      try {
+        const stopped = this.services.stopping.then((): HandledAction => ({
+          result: errorResult(
+            'worker_lost',
+            `The worker running this desktop stopped during ${request.tool}. The action was not retried and may have partly run; call again to get a new desktop.`,
+          ),
+          timings: {},
+        }));
+        const reply: HandledAction = await Promise.race([handler(request), stopped]);
+        if (!reply.persist && !this.failure) reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
+        return reply;
+      } finally {
+        this.busy--;
+        this.lastActivity = Date.now();
+      }
+    };
+  }
+
+  /**
+   * The runner while the desktop works; once it broke, one clear `desktop_failed` answer,
+   * after which the session no longer points at it (so its next call gets a fresh desktop)
+   * and the pool releases it.
+   */
+  private failSafe(runner: ActionHandler): ActionHandler {
+    return async (request) => {
+      if (!this.failure) return runner(request);
+      await this.forget();
+      setImmediate(() => this.hooks.answeredBroken(this));
+      const message = `This session's desktop broke (${this.failure}) and was torn down; ${request.tool} did not run. The session starts over on a new desktop with your next call: its apps, files and grants are gone, so request access to your apps again, then take a screenshot.`;
+      return { result: errorResult('desktop_failed', message), timings: {} };
+    };
+  }
+
+  /** Unregisters the desktop; the session's binding goes only if it still points here. */
+  async forget(): Promise<void> {
+    await this.services.registry.remove(this.id);
+    if ((await this.services.sessions.desktopOf(this.ref)) === this.id) await this.services.sessions.remove(this.ref);
+  }
+
+  /** Stops serving (a call running finishes first), forgets the desktop in Redis, stops it. */
+  close(redisBound?: (work: Promise<void>) => Promise<unknown>): Promise<void> {
+    this.closing ??= (async () => {
+      const bookkeeping = (async () => {
+        await this.server.close();
+        await this.forget();
+      })();
+      if (redisBound) {
+        // Stopping: the processes go at once, beside a bounded bookkeeping.
+        await Promise.all([this.desktop.stop(), redisBound(bookkeeping)]);
+      } else {
+        await bookkeeping;
+        await this.desktop.stop();
+      }
+    })();
+    return this.closing;
+  }
+}
