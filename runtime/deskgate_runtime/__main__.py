@@ -1,4 +1,5 @@
-"""python3 -m deskgate_runtime [--display :N] — serve the input protocol on stdin/stdout."""
+"""python3 -m deskgate_runtime [--display :N] [--listen PATH] — serve the input protocol on
+stdin/stdout, or on a Unix socket at PATH (one connection at a time)."""
 import argparse
 import logging
 import signal
@@ -11,6 +12,8 @@ from .server import serve
 def main(argv=None):
     p = argparse.ArgumentParser(prog="deskgate_runtime", description=__doc__)
     p.add_argument("--display", default=None, help="X display, e.g. :60 (default: $DISPLAY)")
+    p.add_argument("--listen", default=None, metavar="PATH",
+                   help="serve a Unix socket at PATH instead of stdin/stdout")
     p.add_argument("--log-level", default="WARNING")
     args = p.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(),
@@ -23,9 +26,18 @@ def main(argv=None):
     except DisplayError as e:
         # Still speak the protocol: every request is answered with the display error.
         logging.error("%s", e)
+        if args.listen:
+            from .listen import serve_socket
+            serve_socket(args.listen, lambda fd: _serve_unavailable(str(e), fd, fd))
+            return 0
         return _serve_unavailable(str(e))
     try:
-        serve(rt)
+        if args.listen:
+            from .listen import serve_socket
+            serve_socket(args.listen, lambda fd: serve(rt, fd, fd), idle=rt.idle,
+                         end=rt.end_connection)
+        else:
+            serve(rt)
     except DisplayError as e:
         logging.error("%s", e)
         return 2
@@ -36,18 +48,24 @@ def main(argv=None):
     return 0
 
 
-def _serve_unavailable(message):
-    """Without an X server, answer every request with display_error until stdin closes."""
+def _serve_unavailable(message, in_fd=0, out_fd=1):
+    """Without an X server, answer every request with display_error until the input ends."""
     from . import protocol
-    for raw in sys.stdin.buffer:
-        if not raw.strip():
-            continue
-        try:
-            rid = protocol.parse_request(raw)[0]
-        except protocol.RequestError as e:
-            rid = e.rid
-        sys.stdout.buffer.write(protocol.error(rid, "display_error", message))
-        sys.stdout.buffer.flush()
+    from .server import LineReader, write_all
+    reader = LineReader(in_fd)
+    while not reader.eof:
+        reader.read_available()
+        for line, oversized in reader.lines():
+            if oversized is not None:
+                rid = protocol.recover_id(oversized)
+            elif not line.strip():
+                continue
+            else:
+                try:
+                    rid = protocol.parse_request(line)[0]
+                except protocol.RequestError as e:
+                    rid = e.rid
+            write_all(out_fd, protocol.error(rid, "display_error", message))
     return 0
 
 

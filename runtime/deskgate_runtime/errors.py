@@ -38,6 +38,19 @@ class Unsupported(RuntimeFault):
     kind = "unsupported"
 
 
+class QuotaExceeded(RuntimeFault):
+    """The desktop's process limit: fork or exec failed with EAGAIN (a container's pids limit,
+    RLIMIT_NPROC)."""
+
+    kind = "quota_exceeded"
+
+
+class LaunchFailed(RuntimeFault):
+    """A process could not be started for another reason (permissions, a bad cwd, ...)."""
+
+    kind = "launch_failed"
+
+
 class GuardFailed(RuntimeFault):
     """An input guard no longer held when the input was to be sent (see guard.py).
 

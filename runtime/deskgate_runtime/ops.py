@@ -12,6 +12,7 @@ from .errors import DisplayError
 from .guard import Guards, parse_guard
 from .keyboard import MAX_TEXT, Keyboard
 from .keymap import Keymap
+from . import launcher
 from .keysyms import MAX_CHORD_KEYS, MAX_CHORDS, MAX_KEYSYM, modifier_keysym
 from .pointer import BUTTONS, SCROLL_BUTTONS, Pointer
 from .spare_keys import SparePool
@@ -46,9 +47,21 @@ class Runtime:
         self.pointer.release_all()
         self.keyboard.release_all()
 
+    def end_connection(self):
+        """A worker's connection ended (--listen): nothing it held stays pressed. The X
+        connection, the window tracker, the clipboard and borrowed keycodes (given back when
+        idle, as usual) stay for the next connection."""
+        try:
+            self.release_all()
+        except DisplayError:
+            raise
+        except Exception:
+            log.warning("releasing input after a disconnect failed", exc_info=True)
+
     def idle(self):
         self.x.drain_events()  # the window tracker's events must not pile up while idle
         self.pool.idle()
+        launcher.reap()
 
     def close(self):
         try:
@@ -268,6 +281,24 @@ def op_clipboard_read(rt, p):
     return {"text": rt.clipboard.read()}
 
 
+def op_launch(rt, p):
+    """Start a process in the runtime's own environment (container desktops: the worker cannot)."""
+    argv = p.str_list("argv")
+    env = p.object("env", None)
+    cwd = p.str("cwd", None)
+    p.done()
+    return {"pid": launcher.launch(argv, env, cwd)}
+
+
+def op_desktop_entries(rt, p):
+    user = p._get("user", True)
+    if not isinstance(user, bool):
+        raise ValueError("desktop_entries: 'user' must be a boolean")
+    p.done()
+    files, truncated = launcher.desktop_entries(user=user)
+    return {"files": files, "truncated": truncated}
+
+
 OPS = {
     "ping": op_ping, "check": op_check, "move": op_move, "click": op_click,
     "mouse_down": _mouse_button_op(True), "mouse_up": _mouse_button_op(False),
@@ -278,4 +309,5 @@ OPS = {
     "gate_facts": op_gate_facts,
     "activate": op_activate, "release_all": op_release_all,
     "clipboard_write": op_clipboard_write, "clipboard_read": op_clipboard_read,
+    "launch": op_launch, "desktop_entries": op_desktop_entries,
 }

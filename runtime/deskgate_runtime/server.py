@@ -26,7 +26,10 @@ class LineReader:
         self.eof = False
 
     def read_available(self):
-        chunk = os.read(self.fd, 1 << 16)
+        try:
+            chunk = os.read(self.fd, 1 << 16)
+        except ConnectionResetError:  # a socket peer that went away mid-stream: its end
+            chunk = b""
         if not chunk:
             self.eof = True
         self._buf += chunk
@@ -81,9 +84,17 @@ def handle_line(rt, line):
         return protocol.error(rid, "x11_error", f"internal error: {type(e).__name__}: {e}")
 
 
+def write_all(fd, data):
+    """os.write until every byte is out (a socket or pipe may take part of a large line)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def serve(rt, in_fd=0, out_fd=1):
+    """Serve requests from in_fd until EOF. A fresh LineReader each call: a connection (or
+    stdin) starts with a clean decoder."""
     reader = LineReader(in_fd)
-    out = os.fdopen(out_fd, "wb", buffering=0, closefd=False)
     while not reader.eof:
         readable, _, _ = select.select([in_fd], [], [], IDLE_TICK_S)
         if not readable:
@@ -101,6 +112,6 @@ def serve(rt, in_fd=0, out_fd=1):
                 try:
                     response = handle_line(rt, line)
                 except DisplayError as e:
-                    out.write(protocol.error(None, "display_error", str(e)))
+                    write_all(out_fd, protocol.error(None, "display_error", str(e)))
                     raise
-            out.write(response)
+            write_all(out_fd, response)

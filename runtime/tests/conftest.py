@@ -186,11 +186,11 @@ class Probe:
 class RuntimeProcess:
     """The runtime under test, spoken to over its real stdin/stdout protocol."""
 
-    def __init__(self, desktop, display=None):
+    def __init__(self, desktop, display=None, env=None):
         self.proc = subprocess.Popen(
             [PYTHON, "-m", "deskgate_runtime", "--display", display or desktop.display],
             cwd=RUNTIME_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=open(desktop.tmp / "runtime.log", "ab"), env=desktop.env)
+            stderr=open(desktop.tmp / "runtime.log", "ab"), env=env or desktop.env)
         desktop.procs.append(self.proc)
         self._lines = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
