@@ -26,7 +26,9 @@ export type ToolErrorKind =
   | 'timeout'
   | 'disabled'
   | 'quota_exceeded'
-  | 'blocked_key_combo';
+  | 'blocked_key_combo'
+  /** deskgate's state store (Redis) cannot be reached: nothing was done, retry in a few seconds. */
+  | 'unavailable';
 
 export class ToolError extends Error {
   override readonly name = 'ToolError';

@@ -11,6 +11,10 @@ import { actionReply, type ActionReply, type ActionRequest } from './action-prot
 import { DesktopLocks, EPOCH_RETENTION_MS, LOCK_LEASE_MS, LockHeldError, type LockHolder } from './desktop-lock.ts';
 import { keys } from './keys.ts';
 import { scriptsOf } from './scripts.ts';
+import { isRedisUnavailable } from './redis-connection.ts';
+
+/** A call in flight fails with `unavailable` once Redis has been unreachable this long (its reply cannot arrive). */
+export const IN_FLIGHT_UNREACHABLE_MS = 3000;
 
 
 /** The desktop was not alive, so the action was never queued: safe to route again. */
@@ -125,12 +129,29 @@ export class ActionClient {
     );
     // Long calls also watch the desktop, so a dead worker is reported in about a second, and
     // keep the lease alive: a controller is not idle while its action runs.
+    let unreachableSince: number | undefined;
     const watch = setInterval(async () => {
       const [alive] = await Promise.all([
         this.redis.exists(keys.desktopAlive(options.desktopId)),
         this.locks.renew(options.desktopId, holder, this.leaseMs),
-      ]).catch(() => [1]);
-      if (alive === 0) {
+      ]).then(
+        (answers) => {
+          unreachableSince = undefined;
+          return answers;
+        },
+        (error: unknown) => {
+          if (isRedisUnavailable(error)) unreachableSince ??= Date.now();
+          return [1];
+        },
+      );
+      if (unreachableSince !== undefined && Date.now() - unreachableSince >= IN_FLIGHT_UNREACHABLE_MS) {
+        fail(
+          new ToolError(
+            'unavailable',
+            `deskgate's state store (Redis) became unreachable during ${options.tool}, so its answer cannot arrive. It was not retried and may or may not have run; once the service is back (retry in a few seconds), take a screenshot to check.`,
+          ),
+        );
+      } else if (alive === 0) {
         fail(new ToolError('worker_lost', `The worker running this desktop stopped during ${options.tool}. The action was not retried and may have partly run; call again to get a new desktop.`));
       }
     }, Math.min(1000, this.leaseMs / 3));

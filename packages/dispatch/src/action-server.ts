@@ -8,6 +8,7 @@ import { errorResult } from '@deskgate/computer-use';
 import { actionRequest, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { fenceRefusal } from './desktop-lock.ts';
 import { keys } from './keys.ts';
+import { isRedisUnavailable } from './redis-connection.ts';
 
 export interface HandledAction extends Omit<ActionReply, 'id'> {
   /** Writes to make in the same transaction as the reply (e.g. the session's new state). */
@@ -34,13 +35,18 @@ export class ActionServer {
 
   private async serve(): Promise<void> {
     const queue = keys.desktopActions(this.desktopId);
+    // While Redis is unreachable the pop fails at once: retry every 200 ms (the connection
+    // reconnects by itself), and report an outage once, not five times a second.
+    let unreachable = false;
     while (this.running) {
       let popped: [string, string] | null;
       try {
         popped = await this.reader.blpop(queue, 1);
+        unreachable = false;
       } catch (error) {
         if (!this.running) return;
-        this.onError(error);
+        if (!(unreachable && isRedisUnavailable(error))) this.onError(error);
+        unreachable = isRedisUnavailable(error);
         await new Promise((resolve) => setTimeout(resolve, 200));
         continue;
       }

@@ -15,3 +15,4 @@ export * from './quota.ts';
 export * from './lock-claim.ts';
 export * from './logger.ts';
 export * from './session-creator.ts';
+export * from './redis-connection.ts';

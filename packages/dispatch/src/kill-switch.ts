@@ -1,7 +1,7 @@
 /**
  * The kill switch, global (operators) or per tenant: while on, every tool refuses and
  * tools/list is empty. It fails closed: while its state cannot be read from Redis (an error,
- * or no answer in time), it counts as on. Readings are remembered for half a second, so
+ * or no answer in time), it counts as on (tools refuse with `unavailable`). Readings are remembered for half a second, so
  * flipping it takes effect within that time without a Redis round trip per call; a failed
  * reading is remembered too, so a Redis outage does not turn into a queue of slow reads.
  * Shared by the gateway (refuses before routing) and the workers (refuse before running).
@@ -52,7 +52,8 @@ export class KillSwitch {
     const reading = await this.read(tenant);
     if (reading === 'on') return new ToolError('disabled', 'Computer use is switched off for this tenant (kill switch). Nothing was done.');
     if (reading === 'unknown') {
-      return new ToolError('disabled', 'Computer use is refused because the kill switch state is unknown (its store cannot be read right now). Nothing was done; retry in a few seconds.');
+      // Fails closed, and says why: the state store is unreachable, not that someone switched it on.
+      return new ToolError('unavailable', "Computer use is refused because the kill switch state is unknown: deskgate's state store (Redis) cannot be reached right now. Nothing was done; retry in a few seconds.");
     }
     return undefined;
   }

@@ -15,6 +15,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { COORDINATE_MODES, ToolError, type CoordinateMode } from '@deskgate/computer-use';
 import { keys, LIFECYCLE_QUEUE } from './keys.ts';
+import { isRedisUnavailable, unavailableToolError } from './redis-connection.ts';
 import type { SessionRef } from './names.ts';
 
 /**
@@ -124,12 +125,15 @@ export class LifecycleClient {
    * connection (the per-call hot path) lean.
    */
   private readonly bull: Redis;
+  /** QueueEvents blocks on a stream read: BullMQ wants `maxRetriesPerRequest: null` there. */
+  private readonly eventsConnection: Redis;
 
   constructor(private readonly redis: Redis) {
     const prefix = keys.bullPrefix();
     this.bull = redis.duplicate();
+    this.eventsConnection = redis.duplicate({ maxRetriesPerRequest: null });
     this.queue = new Queue(LIFECYCLE_QUEUE, { connection: this.bull, prefix });
-    this.events = new QueueEvents(LIFECYCLE_QUEUE, { connection: redis.duplicate(), prefix });
+    this.events = new QueueEvents(LIFECYCLE_QUEUE, { connection: this.eventsConnection, prefix });
   }
 
   async ready(): Promise<void> {
@@ -169,6 +173,7 @@ export class LifecycleClient {
       return allocateResult.parse(await finished).desktopId;
     } catch (error) {
       if (error instanceof DesktopsBusyError) throw error;
+      if (isRedisUnavailable(error)) throw unavailableToolError();
       const reason = error instanceof Error ? error.message : String(error);
       throw new ToolError('desktop_unavailable', `No desktop could be started for session "${ref.name}": ${reason}`);
     } finally {
@@ -200,5 +205,6 @@ export class LifecycleClient {
   async close(): Promise<void> {
     await Promise.all([this.queue.close(), this.events.close(), ...[...this.workerQueues.values()].map((q) => q.close())]);
     this.bull.disconnect();
+    this.eventsConnection.disconnect();
   }
 }

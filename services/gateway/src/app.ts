@@ -34,6 +34,20 @@ import { controllerOf } from './sessions/controller.ts';
 import { sessionFrom } from './sessions/session-param.ts';
 import type { SessionRouter } from './sessions/session-router.ts';
 
+/** How long /readyz waits for Redis' PING before answering 503. */
+export const READY_PING_MS = 500;
+
+async function redisAnswers(redis: Redis, withinMs: number): Promise<boolean> {
+  if (redis.status !== 'ready') return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)));
+  try {
+    return await Promise.race([redis.ping().then(() => true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface AppDeps {
   config: GatewayConfig;
   redis: Redis;
@@ -55,9 +69,11 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, kill
   });
 
   app.use(hostOriginCheck({ allowedHosts: config.allowedHosts, allowedOrigins: config.allowedOrigins }));
+  // Liveness: the process answers. It says nothing of Redis (a restart would not bring Redis back).
   app.get('/healthz', (c) => c.json({ ok: true }));
+  // Readiness: Redis answers, within READY_PING_MS; a connection known to be down answers 503 at once.
   app.get('/readyz', async (c) => {
-    const redisOk = await redis.ping().then(() => true, () => false);
+    const redisOk = await redisAnswers(redis, READY_PING_MS);
     return c.json({ ready: redisOk, redis: redisOk }, redisOk ? 200 : 503);
   });
 

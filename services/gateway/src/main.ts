@@ -1,7 +1,6 @@
 /** The gateway process: wires Redis, the lifecycle queue and the action channel, then listens. */
 import { serve } from '@hono/node-server';
-import { ActionClient, AuditLog, DesktopRegistry, KillSwitch, LifecycleClient, SessionStore, TenantQuotas, createLogger } from '@deskgate/dispatch';
-import { Redis } from 'ioredis';
+import { ActionClient, AuditLog, DesktopRegistry, KillSwitch, LifecycleClient, SessionStore, TenantQuotas, createLogger, createRedis } from '@deskgate/dispatch';
 import { createApp } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
 import { loadConfig } from './config.ts';
@@ -10,7 +9,11 @@ import { SessionRouter } from './sessions/session-router.ts';
 
 const config = loadConfig();
 const log = createLogger('deskgate-gateway', config.logLevel);
-const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+// Every command times out, calls fail at once while Redis is down, and it reconnects by itself (docs/redis.md).
+const redis = createRedis(config.redisUrl, 'gateway');
+redis.on('error', (error) => log.debug({ err: error.message }, 'redis connection error'));
+redis.on('reconnecting', () => log.warn('redis unreachable: reconnecting'));
+redis.on('ready', () => log.info('redis connected'));
 const lifecycle = new LifecycleClient(redis);
 await lifecycle.ready();
 const actions = new ActionClient(redis, { lockLeaseMs: config.lockLeaseMs });

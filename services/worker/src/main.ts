@@ -3,8 +3,7 @@
  * SIGINT/SIGTERM tear every desktop down before exiting.
  */
 import { serve } from '@hono/node-server';
-import { Redis } from 'ioredis';
-import { createLogger } from '@deskgate/dispatch';
+import { createLogger, createRedis } from '@deskgate/dispatch';
 import { loadConfig } from './config.ts';
 import { DesktopPool } from './desktops/desktop-pool.ts';
 import { ContainerDesktopProvider } from './desktops/container-provider.ts';
@@ -18,7 +17,7 @@ import { startLifecycleWorkers } from './lifecycle/lifecycle-workers.ts';
 const config = loadConfig();
 const log = createLogger('deskgate-worker', config.logLevel, { worker: config.workerId });
 log.info({ maxDesktops: config.maxDesktops, why: config.maxDesktopsReason }, `capacity: ${config.maxDesktops} desktops`);
-const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+const redis = createRedis(config.redisUrl, 'worker');
 const metrics = createWorkerMetrics();
 const provider: DesktopProvider =
   config.desktopProvider === 'container'

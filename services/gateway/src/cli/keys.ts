@@ -7,8 +7,7 @@
  *   npm run keys -- killswitch on|off     the global kill switch: every tenant's tools refuse within half a second
  */
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
-import { KillSwitch } from '@deskgate/dispatch';
+import { KillSwitch, createRedis } from '@deskgate/dispatch';
 import { ApiKeyStore } from '../auth/api-keys.ts';
 import { role as roleSchema } from '../auth/roles.ts';
 
@@ -22,7 +21,8 @@ if (!role.success) {
   process.exit(2);
 }
 
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'cli');
+redis.on('error', () => undefined); // a failed command says it; the reconnect attempts need not
 const store = new ApiKeyStore(redis);
 try {
   if (command === 'create' && arg) {

@@ -14,7 +14,7 @@ import type { CallScope } from './call-scope.ts';
 
 export type { CallScope };
 import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-checks.ts';
-import type { KillSwitch, TenantQuotas } from '@deskgate/dispatch';
+import { isRedisUnavailable, unavailableToolError, type KillSwitch, type TenantQuotas } from '@deskgate/dispatch';
 
 export const SERVER_INFO = { name: 'deskgate', version: '0.1.0' };
 
@@ -68,7 +68,10 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
         timings = reply.timings;
       } catch (error) {
         if (isToolError(error)) result = errorResult(error.kind, error.message);
-        else {
+        else if (isRedisUnavailable(error)) {
+          const unavailable = unavailableToolError();
+          result = errorResult(unavailable.kind, unavailable.message);
+        } else {
           log.error({ err: error, tool: name, tenant: scope.ref.tenant }, 'tool call failed inside the gateway');
           result = errorResult('executor_failed', `deskgate could not run ${name}; the gateway logged the cause.`);
         }

@@ -1,0 +1,183 @@
+/**
+ * The one way deskgate connects to Redis (gateway, worker, the keys CLI, BullMQ): every
+ * command has a deadline, a dead Redis is reported at once instead of queueing calls behind
+ * it, and the connection comes back by itself.
+ *
+ * - Non-blocking commands fail after `commandMs` (default 1 s) with RedisUnavailableError.
+ *   ioredis' own `commandTimeout` cannot be used: it applies to blocking commands too, and
+ *   would cut BLPOP/BZPOPMIN/XREAD BLOCK (the action channel's and BullMQ's waits) short.
+ *   Blocking commands instead get ioredis' `blockingTimeout`: a blocking command left
+ *   unanswered past its own timeout plus a grace is settled as "nothing popped", so a loop
+ *   stuck on a dead connection moves on.
+ * - Once a connection has been ready, commands sent while it is down fail at once
+ *   (enableOfflineQueue off) instead of waiting in ioredis' offline queue. Before the first
+ *   connect they wait (bounded by `commandMs`), so a service may start with Redis.
+ * - A command that already failed its caller is never sent later (after a reconnect, from the
+ *   offline queue or the unfulfilled-commands resend): the caller was told "not done", and an
+ *   enqueue that ran anyway would be a replay.
+ * - Commands in flight when the connection drops are not resent (a replayed enqueue could
+ *   queue an action twice); their callers get RedisUnavailableError.
+ * - Reconnects retry every 100 ms … 1 s, forever; READONLY (a replica after a failover)
+ *   forces a reconnect to the new primary.
+ *
+ * BullMQ's blocking workers need `maxRetriesPerRequest: null`; such connections (the `bullmq`
+ * role, or any duplicate made with that override) keep ioredis' offline queue and resend,
+ * which BullMQ's own watchdogs expect; their non-blocking commands still time out.
+ */
+import { Command, Redis, type RedisOptions } from 'ioredis';
+import { ToolError } from '@deskgate/computer-use';
+
+export type RedisRole = 'gateway' | 'worker' | 'cli' | 'bullmq';
+
+export const REDIS_TIMEOUTS = {
+  /** A non-blocking command answers within this or fails. */
+  commandMs: 1000,
+  /** A TCP connect (and handshake) attempt gives up after this. */
+  connectMs: 1000,
+  /** Reconnect delays grow 100 ms per attempt up to this. */
+  reconnectMaxMs: 1000,
+  /** A blocking command unanswered this long past its own timeout is settled as a timeout. */
+  blockingGraceMs: 2000,
+  /** The safety net for a blocking command that would block forever (timeout 0). */
+  blockingMaxMs: 60_000,
+} as const;
+
+/** What callers are told while Redis cannot be reached. */
+export const UNAVAILABLE_MESSAGE = "deskgate's state store (Redis) cannot be reached right now, so nothing was done. Retry in a few seconds.";
+
+/** A Redis command failed because Redis could not be reached (or did not answer in time). */
+export class RedisUnavailableError extends Error {
+  override readonly name = 'RedisUnavailableError';
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`Redis unavailable: ${reason}`, options);
+  }
+}
+
+/** ioredis' and Redis' own ways of saying the store is unreachable or not serving yet. */
+const UNREACHABLE = [
+  /Stream isn't writeable/i,
+  /Connection is closed/i,
+  /Command timed out/i,
+  /Reached the max retries per request limit/i,
+  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)\b/,
+  /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY)\b/,
+];
+
+/** Whether an error means "Redis is unreachable" (the caller should be told `unavailable`, 503). */
+export function isRedisUnavailable(error: unknown): boolean {
+  if (error instanceof RedisUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNREACHABLE[4]!.test(code)) return true;
+  return UNREACHABLE.some((pattern) => pattern.test(error.message));
+}
+
+/** The tool error a call gets while Redis is unreachable. */
+export function unavailableToolError(): ToolError {
+  return new ToolError('unavailable', UNAVAILABLE_MESSAGE);
+}
+
+export interface DeskgateRedisSettings {
+  /** Deadline of each non-blocking command (0: none). */
+  commandTimeoutMs?: number;
+  /** Once ready, fail commands at once while disconnected (default: unless maxRetriesPerRequest is null). */
+  failFast?: boolean;
+}
+
+export type DeskgateRedisOptions = RedisOptions & DeskgateRedisSettings;
+
+/** ioredis options for a role; `createRedis` is how to use them. */
+export function redisOptions(role: RedisRole, overrides: DeskgateRedisOptions = {}): DeskgateRedisOptions {
+  const blockingForBull = role === 'bullmq';
+  return {
+    connectTimeout: REDIS_TIMEOUTS.connectMs,
+    retryStrategy: (times: number) => Math.min(times * 100, REDIS_TIMEOUTS.reconnectMaxMs),
+    reconnectOnError: (error: Error) => (/^READONLY\b/.test(error.message) ? 1 : false),
+    // BullMQ's blocking connections must have null; ours fail pending commands on the second failed reconnect.
+    maxRetriesPerRequest: blockingForBull ? null : 1,
+    autoResendUnfulfilledCommands: blockingForBull,
+    blockingTimeout: REDIS_TIMEOUTS.blockingMaxMs,
+    blockingTimeoutGrace: REDIS_TIMEOUTS.blockingGraceMs,
+    commandTimeoutMs: commandTimeoutFromEnv(),
+    // The CLI runs one command and exits: it never needs to wait for a reconnect.
+    failFast: !blockingForBull,
+    ...overrides,
+  };
+}
+
+function commandTimeoutFromEnv(): number {
+  const raw = process.env.DESKGATE_REDIS_COMMAND_TIMEOUT_MS;
+  if (raw === undefined || raw === '') return REDIS_TIMEOUTS.commandMs;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 50 || ms > 60_000) {
+    throw new Error(`DESKGATE_REDIS_COMMAND_TIMEOUT_MS must be a whole number of milliseconds from 50 to 60000 (got "${raw}")`);
+  }
+  return ms;
+}
+
+/** A connection with deskgate's timeouts (see the file's comment): `createRedis(url, role)`. */
+export function createRedis(url: string, role: RedisRole, overrides: DeskgateRedisOptions = {}): DeskgateRedis {
+  return new DeskgateRedis(url, redisOptions(role, overrides));
+}
+
+const ARMED = Symbol('deskgate.commandDeadline');
+type TimedCommand = Command & { [ARMED]?: true; promise: Promise<unknown> };
+
+export class DeskgateRedis extends Redis {
+  private readonly commandTimeoutMs: number;
+  private readonly failFast: boolean;
+  /** @internal what duplicate() passes on */
+  readonly settings: DeskgateRedisSettings;
+  /** @internal */
+  readonly url: string;
+
+  constructor(url: string, options: DeskgateRedisOptions) {
+    const { commandTimeoutMs, failFast, ...ioredisOptions } = options;
+    super(url, ioredisOptions as RedisOptions & { replyMapping?: 'legacy' });
+    this.settings = { commandTimeoutMs, failFast };
+    this.commandTimeoutMs = commandTimeoutMs ?? REDIS_TIMEOUTS.commandMs;
+    this.failFast = failFast ?? options.maxRetriesPerRequest !== null;
+    this.url = url;
+    if (this.failFast) this.once('ready', () => (this.options.enableOfflineQueue = false));
+  }
+
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    const timed = command as TimedCommand;
+    // Its caller already got an error: sending it now (a resend, an offline-queue flush) would run it unasked.
+    if (!stream && timed.isSettled) return timed.promise;
+    if (!timed[ARMED] && this.commandTimeoutMs > 0 && !Command.checkFlag('BLOCKING_COMMANDS', command.name)) {
+      timed[ARMED] = true;
+      const ms = this.commandTimeoutMs;
+      const timer = setTimeout(() => {
+        if (!timed.isSettled) timed.reject(new RedisUnavailableError(`${command.name} got no answer within ${ms} ms`));
+      }, ms);
+      timer.unref();
+      const clear = () => clearTimeout(timer);
+      timed.promise.then(clear, clear);
+    }
+    return super.sendCommand(command, stream);
+  }
+}
+
+/**
+ * duplicate() makes a DeskgateRedis with the same settings (BullMQ duplicates the connections
+ * it is given, so its own connections get the timeouts too). `maxRetriesPerRequest: null` in
+ * the override makes it a BullMQ-style one. Set on the prototype: ioredis types duplicate()
+ * with a reply-mapping generic a subclass cannot restate.
+ */
+function duplicate(this: DeskgateRedis, override?: Partial<DeskgateRedisOptions>): DeskgateRedis {
+  const bullStyle = override?.maxRetriesPerRequest === null;
+  const inherited = { ...this.options } as DeskgateRedisOptions;
+  // The copy has an offline queue of its own until its first connect.
+  inherited.enableOfflineQueue = true;
+  const options: DeskgateRedisOptions = {
+    ...inherited,
+    ...this.settings,
+    ...(bullStyle ? { autoResendUnfulfilledCommands: true, failFast: false } : {}),
+    ...(override ?? {}),
+  };
+  // Host, port and credentials are in the options already; the URL is parsed again to the same.
+  return new DeskgateRedis(this.url, options);
+}
+(DeskgateRedis.prototype as unknown as { duplicate: typeof duplicate }).duplicate = duplicate;
