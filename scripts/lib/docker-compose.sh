@@ -8,7 +8,7 @@
 # rejects this file's top-level `name:` and lacks `--wait`; no v2 package exists for bookworm
 # and no binary download is reachable here, but the Go module proxy is. `go install …@v2.x`
 # fails on the module's exclude directives, so the module is downloaded, copied somewhere
-# writable and built with `go build ./cmd` (~70–110 s cold, Go caches in ~/.cache).
+# writable and built with `go build ./cmd` (~100 s idle, ~500 s on a busy 2-core machine).
 
 DESKGATE_COMPOSE_VERSION=${DESKGATE_COMPOSE_VERSION:-v2.40.3}
 DESKGATE_COMPOSE_PLUGIN=${DESKGATE_COMPOSE_PLUGIN:-$HOME/.docker/cli-plugins/docker-compose}
@@ -34,7 +34,7 @@ ensure_docker_compose() {
       *) return 0 ;;
     esac
   else
-    say "docker compose is missing (Debian ships only Compose v1): building Compose $DESKGATE_COMPOSE_VERSION from the Go module proxy into $DESKGATE_COMPOSE_PLUGIN (~70–110 s cold)"
+    say "docker compose is missing (Debian ships only Compose v1): building Compose $DESKGATE_COMPOSE_VERSION from the Go module proxy into $DESKGATE_COMPOSE_PLUGIN (~100–500 s: 100 s on an idle 2-core machine, 494 s measured on a busy one)"
   fi
   local go
   go=$(_compose_go) || { say "no Go toolchain (go on PATH or /usr/local/go): install Go ≥ 1.24 to build Compose v2"; return 1; }
