@@ -30,6 +30,9 @@ export const tenantPolicySchema = z.strictObject({
     .strictObject({ clipboardRead: z.boolean().default(true), clipboardWrite: z.boolean().default(true), systemKeyCombos: z.boolean().default(true) })
     .default({ clipboardRead: true, clipboardWrite: true, systemKeyCombos: true })
     .describe('Which grant flags may be given at all'),
+  network: z
+    .strictObject({ egress: z.boolean().default(false).describe('Whether the desktop may reach the network beyond itself (container desktops; docs/containers.md)') })
+    .default({ egress: false }),
   classification: classificationDataSchema.optional().describe('Extra app ids and names per category, over the built-in list'),
   grantOnStart: z
     .strictObject({
@@ -66,6 +69,8 @@ export function profilePolicy(profile: PolicyProfile): TenantPolicy {
     maxTier: { browser: 'full', terminal: 'full', trading: 'full', other: 'full' },
     flags: { clipboardRead: true, clipboardWrite: true, systemKeyCombos: false },
     grantOnStart: { apps: [...SANDBOX_APPS], clipboardRead: true, clipboardWrite: true },
+    // The sandbox's user owns its desktop: its browser may browse.
+    network: { egress: true },
   });
 }
 

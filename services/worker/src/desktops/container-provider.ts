@@ -7,7 +7,9 @@
  * worker's id as a label, so a worker starting under the same id removes what a killed
  * predecessor left.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -24,6 +26,13 @@ const HOME_TMPFS = 'rw,nosuid,nodev,size=512m,uid=1000,gid=1000,mode=0700';
 const TMP_TMPFS = 'rw,nosuid,nodev,size=512m,mode=1777';
 
 export const LABELS = { role: 'deskgate.role', worker: 'deskgate.worker' } as const;
+
+/**
+ * The network a desktop joins when its tenant's policy allows egress: a bridge whose members
+ * cannot reach each other (no inter-container traffic) nor this host (its interface is
+ * rejected on the host's INPUT chain), only what lies beyond the host.
+ */
+export const EGRESS = { network: 'deskgate-egress', bridge: 'dg-egress0' } as const;
 
 export interface ContainerSettings {
   workerId: string;
@@ -47,6 +56,7 @@ interface ReadyFile {
 
 export class ContainerDesktopProvider implements DesktopProvider {
   readonly kind = 'container' as const;
+  private egress: Promise<void> | null = null;
 
   constructor(
     private readonly settings: ContainerSettings,
@@ -155,6 +165,12 @@ export class ContainerDesktopProvider implements DesktopProvider {
       apps: (input) => containerApps(input),
       // hostPid: the container's init in the host's pid namespace (its network namespace is
       // /proc/<hostPid>/ns/net: how tests put a probe app on the display).
+      allowEgress: async () => {
+        await this.ensureEgress();
+        await this.docker.getNetwork('none').disconnect({ Container: name });
+        await this.docker.getNetwork(EGRESS.network).connect({ Container: name });
+        this.log.info({ container: name }, 'desktop given egress');
+      },
       where: () => ({ provider: 'container', container: name, hostPid: State.Pid, runDir, xauthority: join(runDir, 'xauthority') }),
       onFailure: (listener) => {
         failureListeners.push(listener);
@@ -166,6 +182,33 @@ export class ContainerDesktopProvider implements DesktopProvider {
         return stopped;
       },
     };
+  }
+
+  /** The egress network and the host's guard against it, made once (by whichever worker is first). */
+  private ensureEgress(): Promise<void> {
+    this.egress ??= (async () => {
+      const exists = await this.docker
+        .getNetwork(EGRESS.network)
+        .inspect()
+        .then(() => true, () => false);
+      if (!exists) {
+        await this.docker
+          .createNetwork({
+            Name: EGRESS.network,
+            Driver: 'bridge',
+            Labels: { [LABELS.role]: 'egress' },
+            Options: { 'com.docker.network.bridge.enable_icc': 'false', 'com.docker.network.bridge.name': EGRESS.bridge },
+          })
+          .catch((error: Error & { statusCode?: number }) => {
+            if (error.statusCode !== 409) throw error;
+          });
+      }
+      await rejectHostTraffic(EGRESS.bridge);
+    })().catch((error: unknown) => {
+      this.egress = null;
+      throw error;
+    });
+    return this.egress;
   }
 
   /** ready.json once it is there; throws on `failed`, an exit, or the start timeout. */
@@ -193,6 +236,24 @@ export class ContainerDesktopProvider implements DesktopProvider {
     if (state?.OOMKilled) return 'the desktop ran out of memory (its container was stopped by the memory limit)';
     if (said) return said;
     return state ? `the desktop container exited (${state.ExitCode})` : 'the desktop container is gone';
+  }
+}
+
+const run = promisify(execFile);
+
+/**
+ * Drops whatever comes from `bridge` to this host itself (the gateway, Redis, the worker's
+ * ports, the engine): traffic to the host arrives on INPUT, traffic beyond it is forwarded.
+ */
+async function rejectHostTraffic(bridge: string): Promise<void> {
+  for (const tool of ['iptables', 'ip6tables']) {
+    const rule = ['INPUT', '-i', bridge, '-j', 'REJECT'];
+    const present = await run(tool, ['-w', '-C', ...rule]).then(() => true, () => false);
+    if (!present) {
+      await run(tool, ['-w', '-I', ...rule]).catch((error: Error) => {
+        throw new Error(`cannot keep egress desktops off this host (${tool}: ${error.message.trim()}); egress is refused`);
+      });
+    }
   }
 }
 

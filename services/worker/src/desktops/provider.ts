@@ -30,6 +30,12 @@ export interface DisplayHandle {
    * is broken (never a desktop without a window manager) and must be torn down.
    */
   onFailure(listener: (reason: string) => void): void;
+  /**
+   * Gives the desktop the network beyond itself, when its tenant's policy allows egress: a
+   * container desktop starts with none. Absent where the desktop has the host's network (a
+   * process desktop). Throws when it cannot be given safely; the desktop then stays offline.
+   */
+  allowEgress?(): Promise<void>;
   /** Stops every process of the display and removes its files; safe to call twice. */
   stop(): Promise<void>;
 }

@@ -65,6 +65,10 @@ export class SessionHost {
     desktop.input.onStart = () => (metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
     recordPids();
     const policy = policyFor(policies, ref.tenant);
+    if (policy.network.egress && desktop.handle.allowEgress) {
+      // Fails closed: without its guard the desktop stays offline, and the session works on.
+      await desktop.handle.allowEgress().catch((error: unknown) => log.error({ err: error, desktop: desktop.id, tenant: ref.tenant }, 'egress not given'));
+    }
     const state = initialSessionState(coordinateMode);
     state.grants = startingGrants(policy);
     await sessions.assign(ref, desktop.id, state);
