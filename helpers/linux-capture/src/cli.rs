@@ -1,18 +1,22 @@
 //! Command-line parsing (small enough not to need a parser crate).
 
+use std::path::PathBuf;
+
 use crate::encode_bench::Frame;
 
-pub const USAGE: &str = "usage: deskgate-capture [--display :N]
+pub const USAGE: &str = "usage: deskgate-capture [--display :N] [--listen PATH]
        deskgate-capture bench [--display :N] [--iterations N]
        deskgate-capture encoders [--display :N | --photo WxH] [--iterations N]
 
-Serves the framed capture protocol on stdin/stdout (see docs/capture-helper.md);
-logs go to stderr. Environment: DESKGATE_CAPTURE_BACKEND=auto|shm|getimage.";
+Serves the framed capture protocol on stdin/stdout, or with --listen on a Unix socket
+at PATH, one connection at a time (see docs/capture-helper.md); logs go to stderr. Environment: DESKGATE_CAPTURE_BACKEND=auto|shm|getimage.";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     Serve {
         display: Option<String>,
+        /// Serve a Unix socket at this path instead of stdin/stdout.
+        listen: Option<PathBuf>,
     },
     Bench {
         display: Option<String>,
@@ -33,11 +37,19 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, Str
     let bench = sub.is_some();
     let encoders = sub.as_deref() == Some("encoders");
     let (mut display, mut iterations, mut frame) = (None, 50usize, Frame::Screen);
+    let mut listen = None;
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
         match arg.as_str() {
             "-h" | "--help" => return Ok(Command::Help),
             "--display" => display = Some(value("--display")?),
+            "--listen" if !bench => {
+                let v = value("--listen")?;
+                if v.is_empty() {
+                    return Err("--listen needs a socket path".into());
+                }
+                listen = Some(PathBuf::from(v));
+            }
             "--iterations" if bench => {
                 let v = value("--iterations")?;
                 iterations =
@@ -72,7 +84,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, Str
             iterations,
         }
     } else {
-        Command::Serve { display }
+        Command::Serve { display, listen }
     })
 }
 
@@ -86,11 +98,25 @@ mod tests {
 
     #[test]
     fn parses_serve_and_bench() {
-        assert_eq!(parse(&[]), Ok(Command::Serve { display: None }));
+        assert_eq!(
+            parse(&[]),
+            Ok(Command::Serve {
+                display: None,
+                listen: None
+            })
+        );
         assert_eq!(
             parse(&["--display", ":7"]),
             Ok(Command::Serve {
-                display: Some(":7".into())
+                display: Some(":7".into()),
+                listen: None
+            })
+        );
+        assert_eq!(
+            parse(&["--display", ":0", "--listen", "/run/deskgate/capture.sock"]),
+            Ok(Command::Serve {
+                display: Some(":0".into()),
+                listen: Some("/run/deskgate/capture.sock".into())
             })
         );
         assert_eq!(
@@ -122,5 +148,8 @@ mod tests {
         assert!(parse(&["--photo", "10x10"]).is_err());
         assert!(parse(&["encoders", "--photo", "10"]).is_err());
         assert!(parse(&["encoders", "--photo", "0x10"]).is_err());
+        assert!(parse(&["--listen"]).is_err());
+        assert!(parse(&["--listen", ""]).is_err());
+        assert!(parse(&["bench", "--listen", "/tmp/x.sock"]).is_err());
     }
 }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod frame;
 mod geometry;
 pub mod inbox;
+pub mod listen;
 pub mod mask;
 pub mod request;
 pub mod scale;

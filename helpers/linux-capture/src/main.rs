@@ -2,13 +2,14 @@
 //! frames only; everything human-readable goes to stderr.
 
 use std::io::{self, BufReader, BufWriter};
+use std::path::Path;
 use std::process::ExitCode;
 
 use deskgate_capture::cli::{parse_args, Command, USAGE};
 use deskgate_capture::inbox::Inbox;
 use deskgate_capture::service::Service;
 use deskgate_capture::x11::BackendChoice;
-use deskgate_capture::{bench, encode_bench, server};
+use deskgate_capture::{bench, encode_bench, listen, server};
 
 fn main() -> ExitCode {
     match parse_args(std::env::args().skip(1)) {
@@ -16,7 +17,14 @@ fn main() -> ExitCode {
             eprintln!("{USAGE}");
             ExitCode::SUCCESS
         }
-        Ok(Command::Serve { display }) => serve(display.as_deref()),
+        Ok(Command::Serve {
+            display,
+            listen: None,
+        }) => serve(display.as_deref()),
+        Ok(Command::Serve {
+            display,
+            listen: Some(path),
+        }) => serve_socket(display.as_deref(), &path),
         Ok(Command::Bench {
             display,
             iterations,
@@ -66,6 +74,29 @@ fn serve(display: Option<&str>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("deskgate-capture: protocol pipe failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--listen PATH`: the same protocol on a Unix socket, one connection at a time (listen.rs).
+fn serve_socket(display: Option<&str>, path: &Path) -> ExitCode {
+    // Before Service::connect spawns the damage thread: every thread inherits the mask.
+    if let Err(e) = listen::block_exit_signals() {
+        eprintln!("deskgate-capture: cannot block exit signals: {e}");
+        return ExitCode::FAILURE;
+    }
+    let mut service = match Service::connect(display, BackendChoice::from_env()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("deskgate-capture: cannot start encoder: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match listen::serve_socket(&mut service, path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("deskgate-capture: cannot serve {}: {e}", path.display());
             ExitCode::FAILURE
         }
     }

@@ -82,6 +82,11 @@ impl SlotStore {
         Some(&entry.2)
     }
 
+    /// Forget every slot (a worker's connection ended: its screenshots are not the next one's).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
     pub fn names(&self) -> Vec<&str> {
         self.entries.iter().map(|(n, _, _)| n.as_str()).collect()
     }

@@ -158,6 +158,13 @@ impl Service {
         })
     }
 
+    /// A connection ended (`--listen`): drop what belonged to it — the kept slots, so the next
+    /// worker never compares against a screenshot it did not take. The X connections, the
+    /// damage watcher, the capture backends and the codecs stay for the next connection.
+    pub fn end_connection(&mut self) {
+        self.slots.clear();
+    }
+
     /// Serve one request. `waiter` is where a `settle` waits (and hears a `cancel`).
     pub fn handle(&mut self, op: &Op, waiter: &mut dyn Waiter) -> Result<Outcome, ServiceError> {
         if let Some(why) = &self.lost {
