@@ -140,6 +140,9 @@ export class DeskgateRedis extends Redis {
     this.failFast = failFast ?? options.maxRetriesPerRequest !== null;
     this.url = url;
     if (this.failFast) this.once('ready', () => (this.options.enableOfflineQueue = false));
+    // Connection errors (each failed reconnect) reach callers as failed commands; without a
+    // listener ioredis would print every one to stderr, once a second per connection.
+    this.on('error', () => undefined);
   }
 
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {

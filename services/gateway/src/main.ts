@@ -11,9 +11,15 @@ const config = loadConfig();
 const log = createLogger('deskgate-gateway', config.logLevel);
 // Every command times out, calls fail at once while Redis is down, and it reconnects by itself (docs/redis.md).
 const redis = createRedis(config.redisUrl, 'gateway');
-redis.on('error', (error) => log.debug({ err: error.message }, 'redis connection error'));
-redis.on('reconnecting', () => log.warn('redis unreachable: reconnecting'));
-redis.on('ready', () => log.info('redis connected'));
+let redisDown = false;
+redis.on('close', () => {
+  if (!redisDown) log.warn('redis unreachable: calls get 503/unavailable until it is back; reconnecting');
+  redisDown = true;
+});
+redis.on('ready', () => {
+  if (redisDown) log.info('redis reachable again');
+  redisDown = false;
+});
 const lifecycle = new LifecycleClient(redis);
 await lifecycle.ready();
 const actions = new ActionClient(redis, { lockLeaseMs: config.lockLeaseMs });
