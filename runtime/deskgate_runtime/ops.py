@@ -291,9 +291,7 @@ def op_launch(rt, p):
 
 
 def op_desktop_entries(rt, p):
-    user = p._get("user", True)
-    if not isinstance(user, bool):
-        raise ValueError("desktop_entries: 'user' must be a boolean")
+    user = p.bool("user", True)
     p.done()
     files, truncated = launcher.desktop_entries(user=user)
     return {"files": files, "truncated": truncated}

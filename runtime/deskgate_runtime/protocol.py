@@ -52,6 +52,12 @@ class Params:
             raise ValueError(f"{self.op}: '{name}' must be a string, got {_kind(v)}")
         return v
 
+    def bool(self, name, default=_REQUIRED):
+        v = self._get(name, default)
+        if v is not default and not isinstance(v, bool):
+            raise ValueError(f"{self.op}: '{name}' must be a boolean, got {_kind(v)}")
+        return v
+
     def enum(self, name, choices, default=_REQUIRED):
         v = self.str(name, default)
         if v not in choices:
