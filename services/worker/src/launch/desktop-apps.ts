@@ -63,7 +63,7 @@ const LAUNCH_KINDS: Record<string, ToolError['kind']> = { quota_exceeded: 'quota
 
 /** Apps of a desktop container, through its input runtime. */
 export async function containerApps(input: InputClient): Promise<DesktopApps> {
-  const { files } = await input.call<{ files: RawEntryFile[] }>('desktop_entries');
+  const { files } = await input.call<{ files: RawEntryFile[] }>('desktop_entries', { user: false });
   const entries = containerEntries(Array.isArray(files) ? files : []);
   return {
     index: new DesktopIndex(async () => entries, Infinity),
