@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing, then runs every suite — the TypeScript type check,
-# unit tests, the Rust helper's tests, the Python input layer's tests and the end-to-end
-# suite on the real stack — and prints one closing line with the totals.
+# unit tests, the Rust helper's tests, the Python input layer's tests, the end-to-end suites
+# on the real stack with process desktops, then with container desktops and through
+# `docker compose` — and prints one closing line with the totals.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh || exit 1
@@ -26,13 +27,33 @@ cargo_counts() { echo "$(grep -oE '[0-9]+ passed' "$1" | awk '{s+=$1} END {print
 pytest_counts() { local line; line=$(grep -E '(passed|failed)' "$1" | tail -1); echo "$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0) $(echo "$line" | grep -oE '[0-9]+ (failed|error)' | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')"; }
 check_counts() { echo "0 0"; }
 
+# The Docker engine, the images and Compose v2 take minutes on a fresh machine: they are made
+# in the background (at a lower priority) while the host suites run; the container suites wait
+# for them.
+nice -n 10 bash scripts/install-containers.sh >"$logdir/containers-setup.log" 2>&1 &
+containers_setup=$!
+
 run typecheck check_counts npx tsc -p tsconfig.json
 # Node 20's test runner takes no globs: list the files.
 tests_in() { find "$@" -name '*.test.ts' -not -path '*/node_modules/*' | sort; }
 run unit node_counts node --import tsx --test --test-reporter=tap $(tests_in packages services)
 run capture-helper cargo_counts cargo test --release --manifest-path helpers/linux-capture/Cargo.toml
 run input-runtime pytest_counts /usr/bin/python3 -m pytest -q runtime/tests
-run e2e node_counts node --import tsx --test --test-reporter=tap --test-concurrency=1 $(tests_in tests/e2e)
+# Suites that need the engine run after the setup; the rest run on process desktops first.
+container_only='container-desktops|desktop-image|compose'
+run e2e node_counts node --import tsx --test --test-reporter=tap --test-concurrency=1 $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
+
+say "waiting for the container setup (Docker engine, images, Compose v2)"
+if wait "$containers_setup"; then
+  tail -1 "$logdir/containers-setup.log"
+  # The core suites again, every desktop a container, then the container-only suites.
+  run e2e-containers node_counts env DESKGATE_DESKTOP_PROVIDER=container node --import tsx --test --test-reporter=tap --test-concurrency=1 \
+    $(tests_in tests/e2e | grep -E "/(vertical-slice|gates|conformance|$container_only)\.test\.ts$")
+else
+  cat "$logdir/containers-setup.log"
+  say "the container setup failed: the container suites did not run"
+  failed=$((failed + 1)); broken+=(container-setup)
+fi
 
 rm -rf "$logdir"
 say "suites with failures: ${broken[*]:-none}"
