@@ -74,7 +74,7 @@ export const inputRequestSchemas = {
   key: op('key', { chords, repeat: z.int().min(1).max(INPUT_MAX_REPEAT).nullish(), guard }),
   key_down: op('key_down', { chords, guard }),
   /** key_up takes any guard and never checks it: releasing keys is always safe. */
-  key_up: op('key_up', { chords, guard: z.unknown() }),
+  key_up: op('key_up', { chords, guard: z.unknown().optional() }),
   type: op('type', {
     text: z
       .string()

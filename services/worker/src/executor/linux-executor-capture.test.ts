@@ -43,7 +43,7 @@ process.stdin.on('data', (chunk) => {
       if (waiting) { clearTimeout(waiting.timer); send(settled(waiting.req, true)); waiting = null; }
       send({ id: req.id, ok: true, cancelled: hit });
     } else if (req.op === 'capture') {
-      send({ id: req.id, ok: true, width: 2, height: 1, format: req.format === 'auto' ? 'png' : req.format });
+      send({ id: req.id, ok: true, width: 2, height: 1, format: req.format === 'auto' ? 'png' : req.format, backend: 'shm', capture_ms: 1, convert_ms: 0, scale_ms: 0, encode_ms: 1 });
     } else {
       send({ id: req.id, ok: true, op: req.op });
     }
@@ -95,9 +95,9 @@ test('a settle answers with the helper’s figures; an aborted one cancels and l
   const started = performance.now();
   await assert.rejects(waiting, (error: unknown) => error instanceof ToolError && error.message === 'stopped by the test');
   assert.ok(performance.now() - started < 1000, 'the abort ends the wait at once');
-  // The helper stopped waiting (without the cancel it would answer the ping after the 2 s
+  // The helper stopped waiting (without the cancel it would answer the capture after the 2 s
   // settle), and the cancelled settle's answer and the cancel's went to their own calls.
-  const { header } = await capture.call({ op: 'ping' });
-  assert.deepEqual({ ok: header.ok, op: header.op }, { ok: true, op: 'ping' });
-  assert.ok(performance.now() - started < 1500, 'the ping was not held behind the settle');
+  const { header } = await capture.call({ op: 'capture', format: 'webp' });
+  assert.deepEqual({ ok: header.ok, format: header.format }, { ok: true, format: 'webp' });
+  assert.ok(performance.now() - started < 1500, 'the capture was not held behind the settle');
 });

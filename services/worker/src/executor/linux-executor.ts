@@ -23,18 +23,20 @@ import {
   type WindowSurface,
   type WindowSurfaceKind,
 } from '@deskgate/computer-use';
+import { SETTLE_MAX_MS_LIMIT, SETTLE_QUIET_RANGE, toolErrorFor, type HelperName, type InputOp } from '@deskgate/helper-protocol';
 import type { CaptureClient } from '../helpers/capture-client.ts';
 import { HelperError } from '../helpers/helper-process.ts';
 import type { InputClient } from '../helpers/input-client.ts';
 import type { DesktopApps } from '../launch/desktop-apps.ts';
 
-async function viaHelper<T>(what: string, call: () => Promise<T>, fallbackKind: 'executor_failed' | 'capture_failed'): Promise<T> {
+/** A helper's error as the tool error the agent gets: one table for both helpers (@deskgate/helper-protocol). */
+async function viaHelper<T>(what: string, call: () => Promise<T>, helper: HelperName): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (error instanceof HelperError) {
-      const kind = error.kind === 'bad_args' || error.kind === 'display_error' ? error.kind : fallbackKind;
-      throw new ToolError(kind, kind === 'bad_args' ? error.message : `${what} failed: ${error.message}`);
+      const { kind, message } = toolErrorFor(helper, error.kind, error.message, what);
+      throw new ToolError(kind, message);
     }
     throw error;
   }
@@ -62,9 +64,6 @@ function guardRefusal(error: unknown): never {
 
 /** The capture helper's output formats (its answer's `format`) as MIME types. */
 const MIME_TYPES: Record<string, CapturedImage['mimeType']> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
-/** The capture helper's settle bounds (docs/capture-helper.md), checked here so a bad wait is bad_args. */
-const SETTLE_QUIET_RANGE = [10, 2000] as const;
-const SETTLE_MAX_MS_LIMIT = 30_000;
 
 /** What the input runtime answers (runtime/deskgate_runtime, docs/input-runtime.md). */
 interface RawApp {
@@ -137,10 +136,10 @@ export class LinuxExecutor implements Executor {
     return { kind: raw.kind, window: raw.window, app: raw.app ? this.toApp(raw.app) : null };
   }
 
-  private async input_<T = Record<string, unknown>>(op: string, params: Record<string, unknown> = {}): Promise<T> {
+  private async input_<T = Record<string, unknown>>(op: InputOp, params: Record<string, unknown> = {}): Promise<T> {
     const started = performance.now();
     try {
-      return await viaHelper(op, () => this.input.call<T>(op, params).catch(guardRefusal), 'executor_failed');
+      return await viaHelper(op, () => this.input.call<T>(op, params).catch(guardRefusal), 'input');
     } finally {
       this.timings.inputMs = (this.timings.inputMs ?? 0) + performance.now() - started;
     }
@@ -150,7 +149,7 @@ export class LinuxExecutor implements Executor {
     // Every screenshot needs the layout; it changes only when someone reconfigures RandR, so
     // a short-lived copy saves a helper round trip per screenshot.
     if (this.layout && performance.now() - this.layout.at < LAYOUT_TTL_MS) return this.layout.monitors;
-    const { header } = await viaHelper('reading the display layout', () => this.capture_.call({ op: 'info' }), 'capture_failed');
+    const { header } = await viaHelper('reading the display layout', () => this.capture_.call({ op: 'info' }), 'capture');
     this.layout = { at: performance.now(), monitors: header.monitors as Monitor[] };
     return this.layout.monitors;
   }
@@ -169,7 +168,7 @@ export class LinuxExecutor implements Executor {
           ...(request.keep ? { keep: request.keep } : {}),
           ...(request.mask?.length ? { mask: request.mask } : {}),
         }),
-      'capture_failed',
+      'capture',
     );
     // The helper names the format it produced (for 'auto', the one it chose).
     const mimeType = MIME_TYPES[String(header.format)];
@@ -200,7 +199,7 @@ export class LinuxExecutor implements Executor {
     const started = performance.now();
     try {
       const reaction = { reactQuietMs: request.reactQuietMs, sinceMs: request.sinceMs === undefined ? undefined : Math.min(Math.max(0, Math.round(request.sinceMs)), SETTLE_MAX_MS_LIMIT) };
-      const header = await viaHelper('waiting for the screen to settle', () => this.capture_.settle(quietMs, maxMs, signal, reaction), 'capture_failed');
+      const header = await viaHelper('waiting for the screen to settle', () => this.capture_.settle(quietMs, maxMs, signal, reaction), 'capture');
       return { settled: header.settled === true, waitedMs: header.waited_ms as number };
     } catch (error) {
       if (signal.aborted) throw stopped(signal);
@@ -313,12 +312,14 @@ export class LinuxExecutor implements Executor {
   async unchangedSince(slot: string, at: Point): Promise<boolean> {
     const started = performance.now();
     try {
-      const { header } = await viaHelper('the staleness check', () => this.capture_.call({ op: 'compare', slot, x: at.x, y: at.y, radius: 4 }), 'capture_failed');
-      return header.same === true;
-    } catch (error) {
-      // The kept frame is gone (the capture helper restarted): the screenshot can't be trusted.
-      if (error instanceof ToolError && /no snapshot/i.test(error.message)) return false;
-      throw error;
+      const compare = () =>
+        this.capture_.call({ op: 'compare', slot, x: at.x, y: at.y, radius: 4 }).catch((error: unknown) => {
+          // The kept frame is gone (the capture helper restarted or reconnected): the screenshot can't be trusted.
+          if (error instanceof HelperError && error.kind === 'no_snapshot') return null;
+          throw error;
+        });
+      const answer = await viaHelper('the staleness check', compare, 'capture');
+      return answer?.header.same === true;
     } finally {
       this.timings.compareMs = performance.now() - started;
     }

@@ -1,8 +1,10 @@
 /**
  * Client of helpers/linux-capture: length-prefixed JSON requests; each response is a JSON
  * header plus a binary payload (the encoded image), so images never pass through base64
- * until the MCP result is built.
+ * until the MCP result is built. Requests and answers are checked against the protocol's
+ * contract (@deskgate/helper-protocol): an answer that breaks it drops the helper.
  */
+import { CaptureFrameDecoder, ProtocolStreamError, encodeCaptureRequest, parseCaptureHeader, type CaptureOp, type CaptureRequest } from '@deskgate/helper-protocol';
 import type { Logger } from 'pino';
 import { HelperError, HelperProcess, type HelperTransport } from './helper-process.ts';
 
@@ -19,18 +21,25 @@ export interface CaptureResponse {
 }
 
 export class CaptureClient extends HelperProcess<CaptureResponse> {
-  private buffer: Buffer = Buffer.alloc(0);
+  private decoder = new CaptureFrameDecoder();
+  protected readonly refusedKind = 'bad_request';
 
   constructor(transport: HelperTransport, log: Logger) {
     super({ name: 'capture', ...transport }, log);
   }
 
-  async call(message: Record<string, unknown>): Promise<CaptureResponse> {
+  async call(message: { op: CaptureOp } & Record<string, unknown>): Promise<CaptureResponse> {
     const response = await this.request(message);
-    if (!response.header.ok) {
-      throw new HelperError(response.header.error?.kind ?? 'capture_failed', response.header.error?.message ?? 'capture failed');
+    let answer: ReturnType<typeof parseCaptureHeader>;
+    try {
+      answer = parseCaptureHeader(message.op, response.header);
+    } catch (error) {
+      if (!(error instanceof ProtocolStreamError)) throw error;
+      this.abandon(error.message);
+      throw new HelperError('helper_died', error.message);
     }
-    return response;
+    if (!answer.ok) throw new HelperError(answer.error.kind, answer.error.message);
+    return { header: answer.reply as unknown as CaptureHeader, payload: response.payload };
   }
 
   /**
@@ -70,29 +79,21 @@ export class CaptureClient extends HelperProcess<CaptureResponse> {
   }
 
   protected encode(message: Record<string, unknown>): Buffer {
-    const body = Buffer.from(JSON.stringify(message));
-    const length = Buffer.alloc(4);
-    length.writeUInt32LE(body.length);
-    return Buffer.concat([length, body]);
+    return encodeCaptureRequest(message as CaptureRequest);
   }
 
   protected resetDecoder(): void {
-    this.buffer = Buffer.alloc(0);
+    this.decoder = new CaptureFrameDecoder();
   }
 
   protected onData(chunk: Buffer): void {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
-    for (;;) {
-      if (this.buffer.length < 4) return;
-      const headerLength = this.buffer.readUInt32LE(0);
-      if (this.buffer.length < 8 + headerLength) return;
-      const payloadLength = this.buffer.readUInt32LE(4 + headerLength);
-      const end = 8 + headerLength + payloadLength;
-      if (this.buffer.length < end) return;
-      const header = JSON.parse(this.buffer.subarray(4, 4 + headerLength).toString()) as CaptureHeader;
-      const payload = Buffer.from(this.buffer.subarray(8 + headerLength, end));
-      this.buffer = this.buffer.subarray(end);
-      this.deliver({ header, payload });
+    let frames;
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (error) {
+      if (!(error instanceof ProtocolStreamError)) throw error;
+      return this.abandon(error.message);
     }
+    for (const { header, payload } of frames) this.deliver({ header: header as CaptureHeader, payload });
   }
 }

@@ -46,6 +46,8 @@ interface Link {
   write(frame: Buffer): boolean;
   /** Ends the link; resolves once it is closed (a child: exited, killed after 1 s). */
   close(): Promise<void>;
+  /** Cuts the link at once (a child is killed): it broke the protocol. */
+  destroy(): void;
   readonly pid: number | undefined;
 }
 
@@ -96,6 +98,7 @@ export abstract class HelperProcess<Response> {
         await exited;
         clearTimeout(timer);
       },
+      destroy: () => void child.kill('SIGKILL'),
     };
     child.stdout!.on('data', (chunk: Buffer) => this.onData(chunk));
     child.stderr!.on('data', (chunk: Buffer) => this.log.debug({ helper: this.spec.name, stderr: chunk.toString().trim() }));
@@ -120,6 +123,7 @@ export abstract class HelperProcess<Response> {
         await gone;
         clearTimeout(timer);
       },
+      destroy: () => void socket.destroy(),
     };
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (error) => this.log.debug({ helper: this.spec.name, err: error }, 'helper connection error'));
@@ -147,16 +151,33 @@ export abstract class HelperProcess<Response> {
   }
 
   protected request(message: Record<string, unknown>): Promise<Response> {
+    let frame: Buffer;
+    try {
+      // Checked against the protocol's contract before anything is sent.
+      frame = this.encode({ id: this.nextId++, ...message });
+    } catch (error) {
+      return Promise.reject(new HelperError(this.refusedKind, error instanceof Error ? error.message : String(error)));
+    }
     // A call that finds the helper dead starts it now instead of waiting for the back-off.
     if (!this.link && !this.stopped) this.start();
     const link = this.link;
     return new Promise<Response>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
-      if (!link || !link.write(this.encode({ id: this.nextId++, ...message }))) {
+      if (!link || !link.write(frame)) {
         this.waiters.pop();
         reject(new HelperError('helper_unavailable', `the ${this.spec.name} helper is restarting; try again`));
       }
     });
+  }
+
+  /**
+   * The helper broke its protocol (a frame over its limits, an answer of the wrong shape): the
+   * link is cut, the calls in flight fail, and the helper is started (or connected) again.
+   * Nothing a helper sends is taken on trust: a container's helpers run beside the agent's apps.
+   */
+  protected abandon(reason: string): void {
+    this.log.error({ helper: this.spec.name, reason }, 'helper broke its protocol; dropping it');
+    this.link?.destroy();
   }
 
   /** Called by the subclass decoder for each complete response, in order. */
@@ -164,6 +185,9 @@ export abstract class HelperProcess<Response> {
     this.waiters.shift()?.resolve(response);
   }
 
+  /** The helper's error kind for a request its contract refuses (nothing is sent). */
+  protected abstract readonly refusedKind: string;
+  /** The request's frame; throws on a request the helper would refuse. */
   protected abstract encode(message: Record<string, unknown>): Buffer;
   protected abstract onData(chunk: Buffer): void;
   protected abstract resetDecoder(): void;

@@ -7,6 +7,7 @@
  * runtime, within the container's limits.
  */
 import { ToolError, type LaunchSpec } from '@deskgate/computer-use';
+import { toolErrorFor } from '@deskgate/helper-protocol';
 import { launchSettings } from '../config.ts';
 import { DesktopIndex, workerDesktopIndex } from '../executor/desktop-identity.ts';
 import { HelperError } from '../helpers/helper-process.ts';
@@ -58,9 +59,6 @@ export function containerEntries(files: readonly RawEntryFile[]): DesktopEntry[]
     .filter((entry): entry is DesktopEntry => entry !== null);
 }
 
-/** The input runtime's launch refusals that are the agent's to act on. */
-const LAUNCH_KINDS: Record<string, ToolError['kind']> = { quota_exceeded: 'quota_exceeded', not_found: 'bad_args', bad_args: 'bad_args' };
-
 /** Apps of a desktop container, through its input runtime. */
 export async function containerApps(input: InputClient): Promise<DesktopApps> {
   const { files } = await input.call<{ files: RawEntryFile[] }>('desktop_entries', { user: false });
@@ -74,11 +72,9 @@ export async function containerApps(input: InputClient): Promise<DesktopApps> {
         return { pid };
       } catch (error) {
         if (!(error instanceof HelperError)) throw error;
-        const kind = LAUNCH_KINDS[error.kind];
-        if (kind === 'quota_exceeded') {
-          throw new ToolError(kind, `${error.message}: this desktop is at its process limit. Close an app (or end the session) before starting another.`);
-        }
-        throw kind ? new ToolError(kind, error.message) : error;
+        const { kind, message } = toolErrorFor('input', error.kind, error.message, `starting ${command[0]}`);
+        const advice = kind === 'quota_exceeded' ? ': this desktop is at its process limit. Close an app (or end the session) before starting another.' : '';
+        throw new ToolError(kind, `${message}${advice}`);
       }
     },
     // The container goes with the desktop, and every process in it.
