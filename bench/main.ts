@@ -22,8 +22,11 @@ import { comparisonRows, CUA_PACKAGE, CUA_VERSION, sideBySideOnOwnStack, type Co
 import { fromSummary, ms, ratio, renderTable, verdict, writeReport, type Report, type Row } from './report.ts';
 import { clickLoad, openSessions, pacedLoad, timeToReady, type ScaleLevel } from './scale.ts';
 import { progress, round, summarize, type Summary } from './stats.ts';
+import { CONTAINER_SECTION, containerBench, containerPrerequisite, containerRows, type ContainerFigures } from './containers.ts';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+// BENCH_ONLY=containers runs the container provider's step alone (bench/containers.ts).
+const ONLY = process.env.BENCH_ONLY;
 // Other work on the machine skews every figure: the 1-minute load average at start is recorded.
 const LOAD_AT_START = loadavg()[0]!.toFixed(2);
 const count = (n: number, min = 5) => Math.max(min, Math.round(n * SCALE));
@@ -134,6 +137,9 @@ interface Results {
   warm?: Awaited<ReturnType<typeof timeToReady>>;
   idleMemory: ReturnType<typeof desktopMemory>[];
   serviceMemory: Record<string, { rssKiB: number; pssKiB: number }>;
+  /** The container provider beside the process provider (bench/containers.ts). */
+  containers?: ContainerFigures;
+  containersSkipped?: string;
   errors: string[];
 }
 
@@ -301,6 +307,27 @@ async function runWarmStack(): Promise<void> {
   }
 }
 
+/** Both desktop providers side by side: stacks of each, then the providers directly. */
+async function runContainerStep(): Promise<void> {
+  const image = process.env.DESKGATE_DESKTOP_IMAGE ?? 'deskgate/linux-desktop:dev';
+  const missing = await containerPrerequisite(image);
+  if (missing) {
+    results.containersSkipped = missing;
+    progress(`container rows skipped: ${missing}`);
+    return;
+  }
+  results.containers = await containerBench({
+    size: SMALL,
+    count,
+    warmupSeconds: WARMUP_SECONDS,
+    bringUp: (extra, label) => bringUp(SMALL, extra, label),
+    tearDown,
+    onCleanup: (fn) => cleanups.push(fn),
+    clickPoint: clickPoint(smallImage),
+    idleDesktops: Number(process.env.BENCH_IDLE_DESKTOPS ?? 8),
+  });
+}
+
 function buildReport(): Report {
   const rows: Row[] = [];
   const e2e = 'End to end: MCP tools/call over HTTP (v1 SDK client)';
@@ -439,12 +466,14 @@ function buildReport(): Report {
   for (const [name, m] of Object.entries(results.serviceMemory)) {
     rows.push({ section: scale, name: `${name} RSS`, value: `${(m.rssKiB / 1024).toFixed(0)} MiB` });
   }
+  rows.push(...containerRows(results.containers, results.containersSkipped, SMALL));
   for (const error of results.errors) rows.push({ section: 'Errors', name: error.slice(0, 120) });
+  const shown = ONLY === 'containers' ? rows.filter((row) => row.section.startsWith(CONTAINER_SECTION) || row.section === 'Errors') : rows;
 
   return {
-    title: 'deskgate bench',
+    title: ONLY ? `deskgate bench (BENCH_ONLY=${ONLY})` : 'deskgate bench',
     machine: { date: new Date().toISOString(), cpus: `${cpus().length}× ${cpus()[0]?.model.trim() ?? '?'}`, memory: `${Math.round(totalmem() / 2 ** 30)} GiB`, node: process.version, 'load avg at start': LOAD_AT_START, scale: SCALE },
-    rows,
+    rows: shown,
     extra: {
       breakdownRaw: {
         screenshotSmall: results.e2e.screenshotSmall ? breakdown(results.e2e.screenshotSmall, 'screenshot') : null,
@@ -462,6 +491,7 @@ function buildReport(): Report {
       warm: results.warm,
       idleMemory: results.idleMemory,
       serviceMemory: results.serviceMemory,
+      containers: results.containers ?? { skipped: results.containersSkipped },
       errors: results.errors,
       // Every sample, for anyone who wants other percentiles.
       samples: Object.fromEntries(Object.entries(results.e2e).map(([k, run]) => [k, run.calls.map((c) => ({ ms: round(c.ms, 3), timings: c.timings }))])),
@@ -470,8 +500,9 @@ function buildReport(): Report {
 }
 
 const started = performance.now();
+if (ONLY && ONLY !== 'containers') throw new Error(`BENCH_ONLY=${ONLY}: the only step that runs alone is "containers"`);
 // First, on a stack of its own, so its rows come out whatever happens to the other steps.
-await step('side by side with cua-computer-server', async () => {
+if (!ONLY) await step('side by side with cua-computer-server', async () => {
   try {
     results.sideBySide = await sideBySideOnOwnStack({
       size: SMALL,
@@ -487,9 +518,12 @@ await step('side by side with cua-computer-server', async () => {
   }
 });
 try {
-  await runSmallStack();
-  await runLargeStack();
-  await runWarmStack();
+  if (!ONLY) {
+    await runSmallStack();
+    await runLargeStack();
+    await runWarmStack();
+  }
+  await step('containers', runContainerStep);
 } catch (error) {
   results.errors.push(`harness: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
   progress(`\x1b[31mharness error\x1b[0m ${error instanceof Error ? error.message : String(error)}`);
