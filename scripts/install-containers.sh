@@ -20,4 +20,21 @@ ensure_docker_engine
 ensure_base_image
 ensure_desktop_image
 ensure_docker_compose
+
+# The stack's own images (docker-compose.yml: the service image of the gateway and worker, and
+# Redis), so `docker compose up` starts at once; Docker's layer cache makes this quick when
+# nothing changed. A TLS-intercepting proxy's CA, if this host trusts one, goes to the build
+# stages only (docs/compose.md).
+say "building the compose stack's images (service, redis)"
+export COMPOSE_BAKE=false DESKGATE_CAPTURE_HELPER=prebuilt
+if [ -z "${DESKGATE_BUILD_CA_CERTS+set}" ]; then
+  DESKGATE_BUILD_CA_CERTS=$(cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true)
+  export DESKGATE_BUILD_CA_CERTS
+fi
+build_log=$(mktemp)
+if ! docker compose -p deskgate build --progress plain worker redis >"$build_log" 2>&1; then
+  tail -40 "$build_log" >&2; rm -f "$build_log"
+  say "the compose images did not build"; exit 1
+fi
+rm -f "$build_log"
 say "ready in $((SECONDS - started)) s"
