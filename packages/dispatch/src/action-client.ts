@@ -86,7 +86,7 @@ export class ActionClient {
       ...(options.coordinateMode ? { coordinateMode: options.coordinateMode } : {}),
       ...(options.screenshotAfter ? { screenshotAfter: options.screenshotAfter } : {}),
     };
-    // Registered before the enqueue: the reply may be read before the EVAL's own answer.
+    // Registered before the enqueue: the reply may be read before the script's own answer.
     const reply = new Promise<ActionReply>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     let queued: number, detail: (string | number)[];
     try {
@@ -102,7 +102,11 @@ export class ActionClient {
     return this.awaitReply(id, options, { epoch: Number(detail[0]), controller: options.controller }, reply);
   }
 
-  /** Queues the request under the caller's lock: {1, epoch} | {0} gone | {-1, holder, lease left}. */
+  /**
+   * Queues the request under the caller's lock (lua/enqueueAction-4.lua): {1, epoch} | {0} gone |
+   * {-1, holder, lease left}. The request and the controller are arguments; the script stores
+   * the request as sent, with the epoch as a field of its own in front of it.
+   */
   private async enqueue(options: SendOptions, request: Omit<ActionRequest, 'epoch'>): Promise<[number, ...(string | number)[]]> {
     return (await scriptsOf(this.redis).enqueueAction(
       keys.desktopAlive(options.desktopId),

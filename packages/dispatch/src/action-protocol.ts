@@ -20,7 +20,12 @@ export const actionRequest = z.object({
   coordinateMode: z.enum(COORDINATE_MODES).optional(),
   /** `settled`: a tool that acts replies with a screenshot once the screen has settled (?screenshot_after= on /mcp). */
   screenshotAfter: z.enum(SCREENSHOT_AFTER).optional(),
-  /** The fencing epoch of the caller's lock on the desktop, stamped in by the enqueue script. */
+  /**
+   * The fencing epoch of the caller's lock on the desktop. Not part of the JSON the gateway
+   * sends: the enqueue script stores it in front of the request ("<epoch>|<request JSON>") and
+   * the worker's claim returns it beside the request (an entry carrying it inside the JSON, the
+   * older format, is still read).
+   */
   epoch: z.number().int(),
 });
 export type ActionRequest = z.infer<typeof actionRequest>;

@@ -1,14 +1,22 @@
 /**
- * Worker side of the action channel, one per desktop: pop a request (popping is what makes
- * it at-most-once: a crash after the pop loses the request instead of replaying it), skip it
- * when its caller has already given up or its lock epoch is stale, run it, push the reply.
+ * Worker side of the action channel, one per desktop: claim a request, skip it when its
+ * caller has already given up or its lock epoch is stale, run it, push the reply.
+ *
+ * The claim is one script (lua/claimAction-2.lua): it pops the request (popping is what makes
+ * the channel at-most-once: a crash after the pop loses the request instead of replaying it)
+ * and compares its epoch with the desktop lock's in the same atomic step, so the fence costs
+ * no round trip of its own. A script cannot block, so the worker waits with a blocking command
+ * that leaves the list as it is (BLMOVE of the list onto itself, LEFT LEFT: it returns once an
+ * entry is there) and sends the claim in the same write, right behind it: Redis runs the claim
+ * as soon as the wait returns, and a request reaches the worker in one round trip.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import { errorResult } from '@deskgate/computer-use';
 import { actionRequest, type ActionReply, type ActionRequest } from './action-protocol.ts';
-import { fenceRefusal } from './desktop-lock.ts';
+import { staleEpochMessage } from './desktop-lock.ts';
 import { keys } from './keys.ts';
-import { isRedisUnavailable } from './redis-connection.ts';
+import { DeskgateRedis, isRedisUnavailable, REDIS_TIMEOUTS } from './redis-connection.ts';
+import { pipelineOf, queueScript } from './scripts.ts';
 
 export interface HandledAction extends Omit<ActionReply, 'id'> {
   /** Writes to make in the same transaction as the reply (e.g. the session's new state). */
@@ -18,6 +26,9 @@ export interface HandledAction extends Omit<ActionReply, 'id'> {
 export type ActionHandler = (request: ActionRequest) => Promise<HandledAction>;
 
 const REPLY_TTL_SECONDS = 60;
+
+/** lua/claimAction-2.lua's answer: nothing queued | run it | refuse it (stale epoch) | unreadable entry. */
+type Claim = [0] | [1, string, number] | [-1, string, number, number] | [-2, string];
 
 export class ActionServer {
   private running = true;
@@ -33,15 +44,35 @@ export class ActionServer {
     this.loop = this.serve();
   }
 
+  /**
+   * How long one wait blocks, in seconds. The claim queued behind it is an ordinary command and
+   * gets the connection's command deadline from the moment it is sent, so the wait ends well
+   * within that deadline (half of it, at most 1 s).
+   */
+  private waitSeconds(): number {
+    const deadlineMs = this.reader instanceof DeskgateRedis ? (this.reader.settings.commandTimeoutMs ?? REDIS_TIMEOUTS.commandMs) : 0;
+    return deadlineMs > 0 ? Math.min(1, deadlineMs / 2000) : 1;
+  }
+
+  /** Waits for the next request (up to `waitSeconds`) and claims it: the claim script's answer. */
+  private async claim(queue: string, lock: string, waitSeconds: number): Promise<Claim> {
+    const answers = await queueScript(pipelineOf(this.reader).blmove(queue, queue, 'LEFT', 'LEFT', waitSeconds), 'claimAction', queue, lock).exec();
+    const [claimError, claimed] = answers?.[1] ?? [new Error('the claim got no answer')];
+    if (claimError) throw claimError;
+    return claimed as Claim;
+  }
+
   private async serve(): Promise<void> {
     const queue = keys.desktopActions(this.desktopId);
-    // While Redis is unreachable the pop fails at once: retry every 200 ms (the connection
+    const lock = keys.desktopLock(this.desktopId);
+    const waitSeconds = this.waitSeconds();
+    // While Redis is unreachable the claim fails at once: retry every 200 ms (the connection
     // reconnects by itself), and report an outage once, not five times a second.
     let unreachable = false;
     while (this.running) {
-      let popped: [string, string] | null;
+      let claimed: Claim;
       try {
-        popped = await this.reader.blpop(queue, 1);
+        claimed = await this.claim(queue, lock, waitSeconds);
         unreachable = false;
       } catch (error) {
         if (!this.running) return;
@@ -50,17 +81,22 @@ export class ActionServer {
         await new Promise((resolve) => setTimeout(resolve, 200));
         continue;
       }
-      if (!popped) continue;
+      if (claimed[0] === 0) continue;
       const poppedAt = Date.now();
+      if (claimed[0] === -2) {
+        this.onError(new Error(`dropped an action entry that is not "<epoch>|<request>": ${claimed[1].slice(0, 200)}`));
+        continue;
+      }
+      const [verdict, body, epoch, lockEpoch] = claimed;
       let request: ActionRequest;
       try {
-        request = actionRequest.parse(JSON.parse(popped[1]));
+        request = actionRequest.parse({ ...(JSON.parse(body) as object), epoch });
       } catch (error) {
         this.onError(error);
         continue;
       }
+      const stale = verdict === -1 ? staleEpochMessage(epoch, lockEpoch || null) : null;
       let reply: HandledAction;
-      const stale = poppedAt <= request.deadline && fenceRefusal(await this.redis.get(keys.desktopLock(this.desktopId)).catch(() => null), request.epoch);
       if (poppedAt > request.deadline) {
         // The caller already got a timeout: running this now would be a surprise replay.
         reply = { result: errorResult('timeout', `${request.tool} expired in the queue and was not run.`), timings: {} };

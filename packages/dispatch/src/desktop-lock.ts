@@ -1,11 +1,11 @@
 /**
  * The lock a controller holds on a desktop while it drives it. One controller at a time: the
- * lock is taken (or renewed) atomically with every enqueue (lua/enqueue-action.lua), its
+ * lock is taken (or renewed) atomically with every enqueue (lua/enqueueAction-4.lua), its
  * lease is renewed while a call is in flight, and it lapses when the holder stops acting —
  * a controller that died frees the desktop one lease later. Each taking of the lock gets a
- * fencing epoch; the worker refuses a request carrying an epoch that is no longer the
- * lock's, so an action queued under a lapsed lease never runs after another controller took
- * over.
+ * fencing epoch; the worker's claim (lua/claimAction-2.lua) refuses a request carrying an
+ * epoch that is no longer the lock's, so an action queued under a lapsed lease never runs
+ * after another controller took over. The Lua side parses the lock in lua/includes/lock.lua.
  */
 import type { Redis } from 'ioredis';
 import { ToolError } from '@deskgate/computer-use';
@@ -32,8 +32,6 @@ export function parseLock(value: string | null): LockHolder | null {
   return { epoch: Number(value.slice(0, bar)), controller: value.slice(bar + 1) };
 }
 
-const holderValue = (holder: LockHolder) => `${holder.epoch}|${holder.controller}`;
-
 /** Controllers are "<key id>" or "<key id>/<label>"; this is what a refusal shows of one. */
 export function describeController(controller: string): string {
   const slash = controller.indexOf('/');
@@ -52,9 +50,13 @@ export class LockHeldError extends ToolError {
 /** The worker's fence: why a request must not run, or null when its epoch is the lock's. */
 export function fenceRefusal(lockValue: string | null, epoch: number): string | null {
   const holder = parseLock(lockValue);
-  if (holder?.epoch === epoch) return null;
-  return holder
-    ? `This action was queued under lock epoch ${epoch}, but another controller has held the desktop since (epoch ${holder.epoch}). It was not run; take a screenshot before acting again.`
+  return holder?.epoch === epoch ? null : staleEpochMessage(epoch, holder?.epoch ?? null);
+}
+
+/** What a caller is told of a request refused for its stale epoch (`lockEpoch` null: nobody holds the lock). */
+export function staleEpochMessage(epoch: number, lockEpoch: number | null): string {
+  return lockEpoch !== null
+    ? `This action was queued under lock epoch ${epoch}, but another controller has held the desktop since (epoch ${lockEpoch}). It was not run; take a screenshot before acting again.`
     : `This action was queued under lock epoch ${epoch}, whose lease lapsed before it could run. It was not run; take a screenshot before acting again.`;
 }
 
@@ -65,7 +67,7 @@ export class DesktopLocks {
 
   /** Extends the lease of the holder that took the lock at `holder.epoch`; false if it lost it. */
   async renew(desktopId: string, holder: LockHolder, leaseMs: number): Promise<boolean> {
-    return (await scriptsOf(this.redis).renewLock(keys.desktopLock(desktopId), holderValue(holder), leaseMs)) === 1;
+    return (await scriptsOf(this.redis).renewLock(keys.desktopLock(desktopId), holder.epoch, holder.controller, leaseMs)) === 1;
   }
 
   async release(desktopId: string, controller: string): Promise<ReleaseOutcome> {

@@ -5,15 +5,11 @@
  * trip. A tenant over a quota gets `quota_exceeded`, saying which limit and when to retry,
  * and nothing is queued or started.
  */
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { ToolError } from '@deskgate/computer-use';
 import { keys } from './keys.ts';
 import { scriptsOf } from './scripts.ts';
 import type { SessionRef } from './names.ts';
-
-const lua = (name: string) => readFileSync(new URL(`./lua/${name}`, import.meta.url), 'utf8');
-const reserveSessionScript = lua('reserve-session.lua');
 
 export const QUOTA_DEFAULTS = { maxSessions: 8, callsPerSecond: 100 } as const;
 const WINDOW_MS = 1000;
@@ -63,9 +59,7 @@ export class TenantQuotas {
    */
   async reserveSession(ref: SessionRef): Promise<() => Promise<void>> {
     const reservations = keys.tenantSessionReservations(ref.tenant);
-    const [ok, inUse] = (await this.redis.eval(
-      reserveSessionScript,
-      2,
+    const [ok, inUse] = (await scriptsOf(this.redis).reserveSession(
       keys.sessionsOfTenant(ref.tenant),
       reservations,
       ref.name,

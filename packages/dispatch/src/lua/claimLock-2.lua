@@ -9,14 +9,13 @@
   ARGV[3] how long the epoch counter outlives its last use, ms
   Returns {1, epoch} when the caller holds the lock, {-1, holder, lease left in ms} otherwise.
 ]]
-local held = redis.call('GET', KEYS[1])
-if held then
-  local bar = string.find(held, '|', 1, true)
-  local holder = string.sub(held, bar + 1)
+-- @include lock
+local heldEpoch, holder = parseLock(redis.call('GET', KEYS[1]))
+if heldEpoch then
   if holder ~= ARGV[1] then
     return {-1, holder, redis.call('PTTL', KEYS[1])}
   end
-  return {1, tonumber(string.sub(held, 1, bar - 1))}
+  return {1, heldEpoch}
 end
 local epoch = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])

@@ -4,36 +4,34 @@
   desktop that is not alive never gets a request that would wait for nobody.
 
   The lock value is "<epoch>|<controller>" with a lease (PX). Taking it is SET NX PX done
-  inside this script, so the fencing epoch (INCR) and the lease are set together; the epoch
-  is stamped into the request, and the worker refuses a request whose epoch is no longer
-  the lock's (see desktop-lock.ts).
+  inside this script, so the fencing epoch (INCR) and the lease are set together. The list
+  entry is "<epoch>|<request JSON>": the epoch is a field of its own in front of the request,
+  which is stored exactly as the caller sent it (never parsed or edited here). The worker's
+  claim (claimAction-2.lua) pops the entry and refuses it when its epoch is no longer the lock's.
 
   KEYS[1] desktop alive key      KEYS[2] desktop action list
   KEYS[3] desktop lock           KEYS[4] desktop epoch counter
-  ARGV[1] the request, a JSON object (the epoch is appended to it here)
+  ARGV[1] the request, a JSON object (without its epoch)
   ARGV[2] the caller's controller id
   ARGV[3] the lease, ms
   ARGV[4] how long the epoch counter outlives its last use, ms
   Returns {1, epoch} when queued, {0} when the desktop is not alive,
   {-1, holder, lease left in ms} when another controller holds the lock.
 ]]
+-- @include lock
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return {0}
 end
-local epoch
-local held = redis.call('GET', KEYS[3])
-if held then
-  local bar = string.find(held, '|', 1, true)
-  local holder = string.sub(held, bar + 1)
+local epoch, holder = parseLock(redis.call('GET', KEYS[3]))
+if epoch then
   if holder ~= ARGV[2] then
     return {-1, holder, redis.call('PTTL', KEYS[3])}
   end
-  epoch = tonumber(string.sub(held, 1, bar - 1))
   redis.call('PEXPIRE', KEYS[3], ARGV[3])
 else
   epoch = redis.call('INCR', KEYS[4])
   redis.call('PEXPIRE', KEYS[4], ARGV[4])
   redis.call('SET', KEYS[3], epoch .. '|' .. ARGV[2], 'NX', 'PX', ARGV[3])
 end
-redis.call('RPUSH', KEYS[2], string.sub(ARGV[1], 1, -2) .. ',"epoch":' .. epoch .. '}')
+redis.call('RPUSH', KEYS[2], epoch .. '|' .. ARGV[1])
 return {1, epoch}

@@ -3,11 +3,12 @@
   KEYS[1] desktop lock    ARGV[1] the caller's controller id
   Returns 1 when released, 0 when nobody held it, -1 when another controller holds it.
 ]]
-local held = redis.call('GET', KEYS[1])
-if not held then
+-- @include lock
+local epoch, holder = parseLock(redis.call('GET', KEYS[1]))
+if not epoch then
   return 0
 end
-if string.sub(held, string.find(held, '|', 1, true) + 1) ~= ARGV[1] then
+if holder ~= ARGV[1] then
   return -1
 end
 redis.call('DEL', KEYS[1])

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { startPrivateRedis, type PrivateRedis } from '../../../scripts/lib/redis-server.ts';
+import { keys } from './keys.ts';
+import { SCRIPT_FILES, scriptDefinitions, scriptsOf, type ScriptName } from './scripts.ts';
+
+let server: PrivateRedis;
+let redis: Redis;
+
+before(async () => {
+  server = await startPrivateRedis();
+  redis = new Redis(server.url);
+});
+after(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+const commandCalls = async (connection: Redis): Promise<Record<string, number>> =>
+  Object.fromEntries(
+    (await connection.info('commandstats'))
+      .split('\r\n')
+      .filter((line) => line.startsWith('cmdstat_'))
+      .map((line) => [line.slice('cmdstat_'.length, line.indexOf(':')), Number(/calls=(\d+)/.exec(line)![1])]),
+  );
+
+test('the table is the lua/ directory: every script is listed once, its key count read from its name', () => {
+  const onDisk = readdirSync(new URL('./lua/', import.meta.url)).filter((file) => file.endsWith('.lua'));
+  assert.deepEqual([...SCRIPT_FILES].sort(), onDisk.sort());
+  const byName = Object.fromEntries(scriptDefinitions().map((d) => [d.name, d.numberOfKeys]));
+  assert.equal(byName.enqueueAction, 4);
+  assert.equal(byName.claimAction, 2);
+  assert.equal(byName.markSessionCreator, 1);
+});
+
+test('the lock include is inlined, once, into every script that reads the lock, and no @include line reaches Redis', () => {
+  const readsLock: ScriptName[] = ['enqueueAction', 'claimAction', 'claimLock', 'renewLock', 'releaseLock'];
+  for (const { name, lua } of scriptDefinitions()) {
+    assert.doesNotMatch(lua, /@include/, `${name}: include lines are replaced`);
+    const copies = lua.match(/local function parseLock\(/g)?.length ?? 0;
+    assert.equal(copies, readsLock.includes(name) ? 1 : 0, `${name}: parseLock inlined ${copies} times`);
+    // No script parses the lock by hand any more.
+    if (readsLock.includes(name)) assert.equal(lua.match(/string\.find\([^)]*'\|'/g)?.length ?? 0, name === 'claimAction' ? 2 : 1, `${name}: one place splits at "|"`);
+  }
+});
+
+test('every script runs by SHA, and still runs after Redis lost its scripts (SCRIPT FLUSH): ioredis sends the source again', async () => {
+  const connection = new Redis(server.url);
+  try {
+    const scripts = scriptsOf(connection);
+    const d = 'scripts-sha';
+    await connection.set(keys.desktopAlive(d), '1');
+    await connection.hset(keys.session('t', 's'), 'desktop', d);
+    const calls: Record<ScriptName, () => Promise<unknown>> = {
+      enqueueAction: () => scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), '{"id":"x"}', 'k1', 5000, 60_000),
+      claimAction: () => scripts.claimAction(keys.desktopActions(d), keys.desktopLock(d)),
+      claimLock: () => scripts.claimLock(keys.desktopLock(d), keys.desktopEpoch(d), 'k1', 5000, 60_000),
+      renewLock: () => scripts.renewLock(keys.desktopLock(d), 1, 'k1', 5000),
+      releaseLock: () => scripts.releaseLock(keys.desktopLock(d), 'k1'),
+      countCall: () => scripts.countCall(keys.tenantCalls('t'), 10, 1000),
+      reserveSession: () => scripts.reserveSession(keys.sessionsOfTenant('t'), keys.tenantSessionReservations('t'), 's', 8, Date.now(), 60_000),
+      markSessionCreator: () => scripts.markSessionCreator(keys.session('t', 's'), 'k1'),
+    };
+    assert.deepEqual(Object.keys(calls).sort(), scriptDefinitions().map((s) => s.name).sort());
+    // The first call on a connection carries the source (and loads it); every later call only the SHA.
+    for (const call of Object.values(calls)) await call();
+    for (const { name, lua } of scriptDefinitions()) {
+      const sha = (await import('node:crypto')).createHash('sha1').update(lua).digest('hex');
+      assert.deepEqual(await connection.script('EXISTS', sha), [1], `${name} is loaded`);
+    }
+    const before = await commandCalls(connection);
+    const outcomes: Record<string, unknown> = {};
+    for (const [name, call] of Object.entries(calls)) outcomes[name] = await call();
+    const afterCalls = await commandCalls(connection);
+    assert.equal((afterCalls.evalsha ?? 0) - (before.evalsha ?? 0), SCRIPT_FILES.length, 'one EVALSHA per call');
+    assert.equal((afterCalls.eval ?? 0) - (before.eval ?? 0), 0, 'no call sent its source');
+    // The first round ended with releaseLock, so this enqueue took the lock again, at epoch 2.
+    assert.deepEqual(outcomes.claimAction, [1, '{"id":"x"}', 2], 'the queued entry is claimed under the current epoch');
+
+    await connection.script('FLUSH');
+    const flushed = await commandCalls(connection);
+    for (const [name, call] of Object.entries(calls)) await assert.doesNotReject(call(), `${name} after SCRIPT FLUSH`);
+    const reloaded = await commandCalls(connection);
+    assert.equal((reloaded.eval ?? 0) - (flushed.eval ?? 0), SCRIPT_FILES.length, 'each script was sent once more after NOSCRIPT');
+  } finally {
+    connection.disconnect();
+  }
+});
+
+test('the enqueue keeps the epoch out of the request: the request is stored as sent, a controller or argument holding quotes, pipes or JSON changes nothing', async () => {
+  const scripts = scriptsOf(redis);
+  const d = 'scripts-splice';
+  await redis.set(keys.desktopAlive(d), '1');
+  const controller = 'k1/x"}|{"epoch":999,"tool":"key"';
+  const request = JSON.stringify({ id: 'r1', tool: 'type', args: { text: '","epoch":7}|{"epoch":8} \\" \u2028 ünï' }, epoch: 'not mine' });
+  const queued = await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, controller, 5000, 60_000);
+  assert.deepEqual(queued, [1, 1]);
+  assert.deepEqual(await redis.lrange(keys.desktopActions(d), 0, -1), [`1|${request}`], 'the entry is "<epoch>|" then the request, byte for byte');
+  assert.equal(await redis.get(keys.desktopLock(d)), `1|${controller}`);
+  // The same controller (pipes and all) is recognised as the holder: the lock is parsed at its first "|".
+  assert.deepEqual(await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, controller, 5000, 60_000), [1, 1]);
+  const [, holder] = (await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, 'k1/x"}', 5000, 60_000)) as [number, string];
+  assert.equal(holder, controller, 'a controller that is a prefix of the holder is another controller');
+  const claimed = await scripts.claimAction(keys.desktopActions(d), keys.desktopLock(d));
+  assert.deepEqual(claimed, [1, request, 1], 'claimed as sent, with the epoch beside it');
+  assert.equal(await scripts.renewLock(keys.desktopLock(d), 1, controller, 5000), 1);
+  assert.equal(await scripts.renewLock(keys.desktopLock(d), 1, 'k1/x"}', 5000), 0);
+  assert.equal(await scripts.releaseLock(keys.desktopLock(d), controller), 1);
+});
+
+test('the claim pops and fences in one step: a stale entry, a lapsed lease, the older format and an unreadable entry', async () => {
+  const scripts = scriptsOf(redis);
+  const d = 'scripts-claim';
+  const list = keys.desktopActions(d);
+  const lock = keys.desktopLock(d);
+  assert.deepEqual(await scripts.claimAction(list, lock), [0]);
+  await redis.set(lock, '5|k1');
+  await redis.rpush(list, '4|{"id":"old"}', '5|{"id":"now"}', JSON.stringify({ id: 'legacy', epoch: 5 }), JSON.stringify({ id: 'legacy-old', epoch: 3 }), 'garbage');
+  assert.deepEqual(await scripts.claimAction(list, lock), [-1, '{"id":"old"}', 4, 5]);
+  assert.deepEqual(await scripts.claimAction(list, lock), [1, '{"id":"now"}', 5]);
+  assert.deepEqual(await scripts.claimAction(list, lock), [1, '{"id":"legacy","epoch":5}', 5]);
+  await redis.del(lock);
+  assert.deepEqual(await scripts.claimAction(list, lock), [-1, '{"id":"legacy-old","epoch":3}', 3, 0], 'nobody holds the lock: refused');
+  assert.deepEqual(await scripts.claimAction(list, lock), [-2, 'garbage']);
+  assert.equal(await redis.llen(list), 0, 'every entry was popped exactly once');
+});
