@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DesktopSlots, parseDesktopUsers, processesOf } from './desktop-users.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DesktopSlots, parseDesktopUsers, processesOf, tryLock } from './desktop-users.ts';
 
 const passwd = [
   'root:x:0:0:root:/root:/bin/bash',
@@ -26,23 +28,37 @@ test('desktop users are <prefix>-N, in slot order, with the shared group', () =>
 // Uids nobody has: claiming sweeps their (absent) processes and temp files.
 const fake = (n: number) => ({ name: `dg-test-${n}`, uid: 3_999_000 + n, gid: 3_999_000 + n, groupGid: 3_999_999 });
 
-test('a slot is held by one worker at a time; a dead holder is taken over', async () => {
+test('a slot is held by one worker at a time (flock); a dead holder\'s lock goes with it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'deskgate-slots-'));
   const users = [fake(0), fake(1)];
-  const mine = new DesktopSlots(users, dir);
+  const mine = new DesktopSlots(users, dir, { workerId: 'w-test', pid: process.pid });
   const first = await mine.take();
   assert.equal(first?.name, 'dg-test-0');
-  assert.equal(readFileSync(join(dir, 'dg-test-0'), 'utf8'), String(process.pid));
-  // Another worker on the host skips the claimed slot.
-  writeFileSync(join(dir, 'dg-test-1'), '1'); // pid 1 is alive: a claim held elsewhere
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'dg-test-0'), 'utf8')), { workerId: 'w-test', pid: process.pid });
+  // Another worker on the host (a process holding dg-test-1's lock; -o: not its child sleep) and this one's claim: nothing left.
+  const other = spawn('flock', ['-x', '-o', join(dir, 'dg-test-1'), 'sleep', '30'], { stdio: 'ignore' });
+  for (let i = 0; i < 100 && tryLockAndFree(join(dir, 'dg-test-1')); i++) await sleep(20);
+  assert.equal(await new DesktopSlots(users, dir).take(), null, 'both slots are held');
+  // Writing a pid into the file claims nothing: only the lock counts.
+  writeFileSync(join(dir, 'dg-test-0'), '999999999');
   assert.equal(await new DesktopSlots(users, dir).take(), null);
   await mine.release(first!);
-  writeFileSync(join(dir, 'dg-test-1'), '999999999'); // a worker that died
-  const other = new DesktopSlots(users, dir);
-  assert.equal((await other.take())?.name, 'dg-test-0');
-  assert.equal((await other.take())?.name, 'dg-test-1', 'taken over from the dead worker');
-  assert.equal(await other.take(), null);
+  assert.equal(readFileSync(join(dir, 'dg-test-0'), 'utf8'), '', 'a released slot names no holder');
+  other.kill('SIGKILL'); // the other worker dies: the kernel drops its lock
+  await new Promise((resolve) => other.once('exit', resolve));
+  const next = new DesktopSlots(users, dir);
+  assert.equal((await next.take())?.name, 'dg-test-0');
+  assert.equal((await next.take())?.name, 'dg-test-1', 'taken over from the dead worker');
+  assert.equal(await next.take(), null);
+  assert.equal(tryLock(join(dir, 'dg-test-1')), null, 'held while this process keeps it');
 });
+
+function tryLockAndFree(path: string): boolean {
+  const fd = tryLock(path);
+  if (fd === null) return false;
+  closeSync(fd);
+  return true;
+}
 
 test('processes and threads are counted per real uid', () => {
   const { pids, tasks } = processesOf(process.getuid!());

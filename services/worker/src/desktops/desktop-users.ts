@@ -4,13 +4,17 @@
  * the loopback firewall rule matches). A desktop holds one user — a slot — for its whole life,
  * so two sessions' apps never share a uid: they cannot signal, ptrace or read each other.
  *
- * Slots are claimed across every worker on the host with a lock file holding the claimer's
- * pid; a claim left by a dead worker is taken over. Before a slot is used, and after it is
- * given back, every process of its user is killed and the files it left in the shared temp
- * folders are removed: nothing of one session reaches the next.
+ * Slots are claimed across every worker on the host with flock(2) on a file per slot, held
+ * for the desktop's whole life: the kernel drops the lock when its holder dies, however it
+ * dies, so a claim is never stale and two workers never hold one slot (no pid files to read
+ * and race on). The file names its holder (worker id, pid, start time) for people and for
+ * reaping. Before a slot is used, and after it is given back, every process of its user is
+ * killed and the files it left in the shared temp folders are removed: nothing of one session
+ * reaches the next. A slot nobody holds has no business running anything, so whatever its user
+ * still runs is a dead worker's leftover: `reapFreeSlots` sweeps it (worker-marker.ts).
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, lstatSync, unlinkSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, lstatSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -51,15 +55,6 @@ export async function loadDesktopUsers(prefix: string): Promise<DesktopUser[]> {
   return parseDesktopUsers(passwd, group, prefix);
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * The pids of every living process (not thread) whose real uid is `uid`, and the task count
  * the kernel holds against its RLIMIT_NPROC (zombies included). A zombie is dead already — it
@@ -98,9 +93,10 @@ export async function killAllOf(user: DesktopUser, timeoutMs = 3000): Promise<vo
   }
 }
 
-/** Removes what the user left at the top of the shared temp folders (its own files only). */
-export function removeTempFilesOf(uid: number, folders = SHARED_TEMP): void {
-  for (const folder of folders) {
+/** Removes what the users left at the top of the shared temp folders (their own files only), and their X sockets. */
+export function removeTempFilesOf(uid: number | number[], folders = SHARED_TEMP): void {
+  const uids = new Set(Array.isArray(uid) ? uid : [uid]);
+  for (const folder of [...folders, ...(folders === SHARED_TEMP ? ['/tmp/.X11-unix'] : [])]) {
     let names: string[];
     try {
       names = readdirSync(folder);
@@ -110,7 +106,7 @@ export function removeTempFilesOf(uid: number, folders = SHARED_TEMP): void {
     for (const name of names) {
       const path = join(folder, name);
       try {
-        if (lstatSync(path).uid === uid) rmSync(path, { recursive: true, force: true });
+        if (uids.has(lstatSync(path).uid)) rmSync(path, { recursive: true, force: true });
       } catch {
         // Gone already.
       }
@@ -118,12 +114,102 @@ export function removeTempFilesOf(uid: number, folders = SHARED_TEMP): void {
   }
 }
 
+/**
+ * flock(2) on `path` (created if needed), not waiting: the open descriptor while held, else
+ * null. Node has no flock of its own; `flock -n 3` locks the open file description it is
+ * handed, which the worker keeps open, so the lock outlives that little process and lasts
+ * until the worker closes the descriptor or dies. The descriptor is close-on-exec: nothing the
+ * worker starts later holds it.
+ */
+export function tryLock(path: string): number | null {
+  const fd = openSync(path, 'a+', 0o600);
+  const locked = spawnSync('flock', ['-x', '-n', '3'], { stdio: ['ignore', 'ignore', 'ignore', fd] });
+  if (locked.error) {
+    closeSync(fd);
+    throw new Error(`cannot lock ${path} with flock (util-linux): ${locked.error.message}`);
+  }
+  if (locked.status === 0) return fd;
+  closeSync(fd);
+  return null;
+}
+
+/** Replaces what a held lock file says about its holder. */
+export function writeHolder(fd: number, holder: object | null): void {
+  ftruncateSync(fd, 0);
+  if (holder) writeSync(fd, JSON.stringify(holder), 0);
+}
+
+/** The start time of `pid` (clock ticks since boot, /proc/<pid>/stat field 22); null when it is gone or a zombie. */
+export function processStart(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') return null;
+    return Number(fields[19]);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the process `pid` that started at `start` still runs (a reused pid is another process). */
+export const sameProcessAlive = (pid: number, start: number) => pid > 0 && processStart(pid) === start;
+
+/** Who this worker is, as its slot files and marker name it. */
+export const thisWorker = (workerId: string) => ({ workerId, pid: process.pid, start: processStart(process.pid) ?? 0 });
+
+/**
+ * Sweeps every slot no live worker holds: its user's processes killed, its temp files and X
+ * sockets removed, each under the slot's lock (so a worker taking the slot meanwhile waits for
+ * nothing and finds it clean, and a slot a live worker holds is never touched). Returns the
+ * users that had something to sweep.
+ */
+export async function reapFreeSlots(users: DesktopUser[], dir = SLOT_DIR, skip: ReadonlySet<string> = new Set()): Promise<string[]> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const running = new Set(users.filter((user) => processesOf(user.uid).pids.length > 0).map((user) => user.name));
+  const swept: string[] = [];
+  const locks: { user: DesktopUser; fd: number }[] = [];
+  try {
+    for (const user of users) {
+      if (skip.has(user.name)) continue;
+      const fd = tryLock(join(dir, user.name));
+      if (fd === null) continue; // a live worker's desktop
+      locks.push({ user, fd });
+    }
+    await Promise.all(locks.filter(({ user }) => running.has(user.name)).map(({ user }) => killAllOf(user)));
+    const held = locks.map(({ user }) => user);
+    const before = new Set(held.filter((user) => running.has(user.name) || hasTempFiles(user.uid)).map((user) => user.name));
+    removeTempFilesOf(held.map((user) => user.uid));
+    swept.push(...before);
+  } finally {
+    for (const { fd } of locks) {
+      writeHolder(fd, null);
+      closeSync(fd);
+    }
+  }
+  return swept;
+}
+
+function hasTempFiles(uid: number): boolean {
+  for (const folder of [...SHARED_TEMP, '/tmp/.X11-unix']) {
+    try {
+      if (readdirSync(folder).some((name) => lstatSync(join(folder, name)).uid === uid)) return true;
+    } catch {
+      // Not there, or gone while we looked.
+    }
+  }
+  return false;
+}
+
 export class DesktopSlots {
   private readonly free: DesktopUser[];
+  /** The lock descriptor of every slot this worker holds. */
+  private readonly held = new Map<string, number>();
 
   constructor(
-    users: DesktopUser[],
-    private readonly dir = SLOT_DIR,
+    readonly users: DesktopUser[],
+    readonly dir = SLOT_DIR,
+    /** What the slot files say about their holder: this worker. */
+    private readonly holder: object = { pid: process.pid },
   ) {
     this.free = [...users];
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -133,13 +219,22 @@ export class DesktopSlots {
     return this.free.length;
   }
 
+  /** The names of the slots this worker holds now. */
+  get names(): ReadonlySet<string> {
+    return new Set(this.held.keys());
+  }
+
   /** Claims a user no other worker holds and clears it; null when every slot is taken. */
   async take(): Promise<DesktopUser | null> {
     for (let i = 0; i < this.free.length; i++) {
       const user = this.free[i]!;
-      if (!this.claim(user)) continue;
+      const fd = tryLock(this.lockPath(user));
+      if (fd === null) continue;
       this.free.splice(i, 1);
+      this.held.set(user.name, fd);
       try {
+        writeHolder(fd, this.holder);
+        // Whatever a dead holder left runs no more.
         await this.clear(user);
       } catch (error) {
         this.give(user);
@@ -165,36 +260,19 @@ export class DesktopSlots {
   }
 
   private give(user: DesktopUser): void {
-    try {
-      unlinkSync(this.lockPath(user));
-    } catch {
-      // Not ours any more.
+    const fd = this.held.get(user.name);
+    if (fd !== undefined) {
+      this.held.delete(user.name);
+      try {
+        writeHolder(fd, null);
+      } finally {
+        closeSync(fd); // the lock goes with the last descriptor
+      }
     }
     this.free.push(user);
   }
 
   private lockPath(user: DesktopUser): string {
     return join(this.dir, user.name);
-  }
-
-  private claim(user: DesktopUser): boolean {
-    const path = this.lockPath(user);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        writeFileSync(path, String(process.pid), { flag: 'wx', mode: 0o600 });
-        return true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const holder = Number(readFileSync(path, 'utf8').trim() || 0);
-      if (holder === process.pid || (holder > 0 && alive(holder))) return false;
-      // The claimer died (a crashed worker): its desktop's processes are killed by clear().
-      try {
-        unlinkSync(path);
-      } catch {
-        // Another worker took it over first.
-      }
-    }
-    return false;
   }
 }

@@ -4,6 +4,10 @@
  * their own (docs/desktop.md). Several monitors are one wide screen split with RandR monitors
  * (see monitor-layout.ts). Xvfb and the window manager are watched: if either exits, the
  * desktop is reported failed; the panel is restarted.
+ *
+ * Desktops die with their worker: every process started here gets PR_SET_PDEATHSIG (SIGKILL),
+ * a watchdog sweeps the slot users when the worker dies, and a starting worker reaps what a
+ * dead predecessor left, by the marker it owned (worker-marker.ts, docs/desktop.md).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync } from 'node:fs';
@@ -13,13 +17,14 @@ import { loadConfig, type WorkerConfig } from '../config.ts';
 import { execFileAsync, poll, terminate } from './child-process.ts';
 import { stagedDesktopFiles, type DesktopFiles } from './desktop-files.ts';
 import { createDesktopHome, desktopEnv, type DesktopHome } from './desktop-home.ts';
-import { DesktopSlots, loadDesktopUsers, processesOf, type DesktopUser } from './desktop-users.ts';
+import { DesktopSlots, loadDesktopUsers, processesOf, processStart, SLOT_DIR, thisWorker, type DesktopUser } from './desktop-users.ts';
 import { monitorLayout, setMonitorArgs } from './monitor-layout.ts';
 import { hostApps } from '../launch/desktop-apps.ts';
 import { ProcessLauncher } from '../launch/launcher.ts';
 import type { DesktopProvider, DisplayHandle } from './provider.ts';
 import { addDisplayEntry, writeXauthority } from './xauthority.ts';
 import { removeDisplayLeftovers, startXvfb } from './xvfb.ts';
+import { reapDeadWorkers, watchOver, WORKER_DIR, WorkerMarker } from './worker-marker.ts';
 
 const START_TIMEOUT_MS = 10_000;
 const PANEL_RESTART_MS = 1000;
@@ -36,6 +41,11 @@ export interface ProcessProviderOptions {
   /** Processes and threads one desktop's user may run (RLIMIT_NPROC). */
   maxProcesses: number;
   panel: boolean;
+  /**
+   * Whose desktops these are: with it, a marker records them and a watchdog reaps them when
+   * the worker dies, and prepare() reaps what dead workers left (worker-marker.ts).
+   */
+  worker?: { id: string; userPrefix: string | null; markerDir?: string };
 }
 
 export class NoFreeSlotError extends Error {}
@@ -43,6 +53,7 @@ export class NoFreeSlotError extends Error {}
 export class ProcessDesktopProvider implements DesktopProvider {
   readonly kind = 'process' as const;
   private settings: Promise<ProcessProviderOptions> | null = null;
+  private marker: Promise<WorkerMarker | null> | null = null;
 
   /**
    * `windowManager` is DESKGATE_WINDOW_MANAGER: openbox gets deskgate's configuration; another
@@ -66,18 +77,45 @@ export class ProcessDesktopProvider implements DesktopProvider {
 
   /** Desktop users exist (when root), the helpers' files are staged where they can read them. */
   async prepare(): Promise<void> {
-    await this.resolveOptions();
+    await this.markerFor(await this.resolveOptions());
   }
 
-  /** The argument vector running a command as `user`, unable to gain privileges, within the cap. */
+  /**
+   * Once: reaps what dead workers left (never a live worker's: see worker-marker.ts), then
+   * writes this worker's marker and starts its watchdog.
+   */
+  private markerFor(options: ProcessProviderOptions): Promise<WorkerMarker | null> {
+    const { worker } = options;
+    if (!worker) return Promise.resolve(null);
+    this.marker ??= (async () => {
+      const dir = worker.markerDir ?? WORKER_DIR;
+      const slotDir = options.slots?.dir ?? SLOT_DIR;
+      const reaped = await reapDeadWorkers({ users: options.slots?.users ?? [], dir, slotDir, held: options.slots?.names });
+      if (reaped.workers.length || reaped.users.length || reaped.killed) this.log.warn({ ...reaped }, 'reaped the desktops of dead workers');
+      const marker = new WorkerMarker(worker.id, dir);
+      watchOver({ pid: process.pid, start: processStart(process.pid) ?? 0, userPrefix: options.slots ? worker.userPrefix : null, dir, slotDir });
+      return marker;
+    })().catch((error: unknown) => {
+      this.marker = null;
+      throw error;
+    });
+    return this.marker;
+  }
+
+  /**
+   * The argument vector running a command as `user`, unable to gain privileges, within the cap,
+   * and killed by the kernel when the worker dies (PR_SET_PDEATHSIG, which setpriv sets after
+   * changing ids and which survives prlimit's exec: neither is setuid).
+   */
   runAs(options: ProcessProviderOptions, user: DesktopUser | null, command: string[]): string[] {
-    if (!user) return command;
-    const drop = ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, `--groups=${user.groupGid}`, '--no-new-privs', '--'];
+    if (!user) return ['setpriv', '--pdeathsig', 'KILL', '--', ...command];
+    const drop = ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, `--groups=${user.groupGid}`, '--no-new-privs', '--pdeathsig', 'KILL', '--'];
     return [...drop, 'prlimit', `--nproc=${options.maxProcesses}`, '--', ...command];
   }
 
   async start({ width: monitorWidth, height, monitors = 1 }: { width: number; height: number; monitors?: number }): Promise<DisplayHandle> {
     const options = await this.resolveOptions();
+    const marker = await this.markerFor(options);
     const user = options.slots ? await options.slots.take() : null;
     if (options.slots && !user) throw new NoFreeSlotError('every desktop user is in use');
     const cleanups: (() => Promise<void> | void)[] = [];
@@ -88,11 +126,17 @@ export class ProcessDesktopProvider implements DesktopProvider {
       // Cleanups run last-in first-out: the slot's sweep (every process of the user killed)
       // comes after the display stops and before the private folder is removed.
       const home = createDesktopHome(user);
+      // The marker names the desktop until the very last cleanup has run.
+      const uid = user?.uid ?? process.getuid?.() ?? null;
+      const mark = (display: string, pids: number[]) =>
+        marker?.add(home.root, { user: user?.name ?? null, uid, display, root: home.root, pids: pids.map((pid) => ({ pid, start: processStart(pid) ?? 0 })) });
+      mark('', []);
+      if (marker) cleanups.push(() => marker.remove(home.root));
       cleanups.push(() => home.remove());
       if (user) cleanups.push(() => options.slots!.release(user));
       const cookie = writeXauthority(home.xauthority);
       if (user) chownSync(home.xauthority, user.uid, user.gid);
-      return await this.startIn(options, home, cookie, user, monitorWidth, height, monitors, cleanups, cleanUp);
+      return await this.startIn(options, home, cookie, user, monitorWidth, height, monitors, cleanups, cleanUp, mark);
     } catch (error) {
       if (user && cleanups.length === 0) await options.slots!.release(user);
       await cleanUp();
@@ -110,6 +154,7 @@ export class ProcessDesktopProvider implements DesktopProvider {
     monitors: number,
     cleanups: (() => Promise<void> | void)[],
     cleanUp: () => Promise<void>,
+    mark: (display: string, pids: number[]) => void,
   ): Promise<DisplayHandle> {
     const width = monitorWidth * monitors;
     const runAs = (command: string[]) => this.runAs(options, user, command);
@@ -123,6 +168,7 @@ export class ProcessDesktopProvider implements DesktopProvider {
     addDisplayEntry(home.xauthority, cookie, display);
     const env = desktopEnv(home, display, options.files.desktopDir);
     const uid = user?.uid ?? process.getuid?.();
+    mark(display, [xvfb.process.pid!]);
     cleanups.push(async () => {
       await terminate(xvfb.process);
       removeDisplayLeftovers(display, uid);
@@ -179,6 +225,7 @@ export class ProcessDesktopProvider implements DesktopProvider {
       await poll(() => panelShown(display, env, pids.panel), START_TIMEOUT_MS, `the tint2 panel on ${display}`);
     }
 
+    mark(display, [pids.xvfb, pids.wm, pids.panel].filter(Boolean));
     this.log.info({ display, width, height, monitors, user: user?.name ?? null, ...pids }, 'display started');
     let stopped: Promise<void> | null = null;
     // The helpers: the worker's children, as the desktop user, with the desktop's environment.
@@ -223,11 +270,20 @@ export async function optionsFromConfig(config: WorkerConfig, log: Logger): Prom
       throw new Error(`there are no desktop users (${config.desktopUser}-0 …): run scripts/install.sh to create them; desktops never run as root`);
     }
     if (users.length < config.maxDesktops) log.warn({ users: users.length, maxDesktops: config.maxDesktops }, 'fewer desktop users than DESKGATE_MAX_DESKTOPS: run scripts/install.sh with DESKGATE_DESKTOP_USERS');
-    slots = new DesktopSlots(users);
+    slots = new DesktopSlots(users, SLOT_DIR, thisWorker(config.workerId));
   } else {
     log.warn('the worker is not root: desktops run as its own user, without the per-desktop user sandbox');
   }
-  return { files, python: config.python, slots, maxProcesses: config.desktopMaxProcesses, panel: config.desktopPanel };
+  return {
+    files,
+    python: config.python,
+    slots,
+    maxProcesses: config.desktopMaxProcesses,
+    panel: config.desktopPanel,
+    // The worker's id as its log names it (main.ts binds it): a second loadConfig() without
+    // DESKGATE_WORKER_ID would draw another random one.
+    worker: { id: String(log.bindings().worker ?? config.workerId), userPrefix: config.desktopUser },
+  };
 }
 
 /** Whether the panel's window is listed by the window manager. */

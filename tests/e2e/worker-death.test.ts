@@ -1,0 +1,169 @@
+/**
+ * Desktops die with their worker, and at most once under a crash (issue 12, items 2 and 4):
+ * two workers on one host, a probe app started on a desktop as its desktop user
+ * (open_application), the first worker killed with SIGKILL while it types 5,000 characters.
+ * The caller gets a clear error, the probe saw the text at most once, nothing of the dead
+ * worker's desktop runs any more (by its user's uid and the display's pids) and its files are
+ * gone, the other worker's desktop was never touched, and the session's next call, once a new
+ * worker is up, works on a fresh desktop.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { keys } from '@deskgate/dispatch';
+import { repoRoot, startStack, type Stack } from '../../scripts/lib/stack.ts';
+import type { ServiceProcess } from '../../scripts/lib/service-process.ts';
+import { processesOf } from '../../services/worker/src/desktops/desktop-users.ts';
+import { desktopOf } from '../support/desktops.ts';
+import { connect, errorKind, textOf, type McpConnection } from '../support/mcp-clients.ts';
+
+const TEXT = Array.from({ length: 5000 }, (_, i) => 'abcdefghijklmnopqrstuvwxyz0123456789'[(i * 7) % 36]).join('');
+const root = process.getuid?.() === 0;
+
+let stack: Stack;
+let redis: Redis;
+let victim: McpConnection;
+let bystander: McpConnection;
+const eventsDir = mkdtempSync(join(tmpdir(), 'deskgate-death-'));
+const eventsFile = join(eventsDir, 'events.jsonl');
+
+interface Events {
+  type: string;
+  value?: string;
+}
+const events = (): Events[] =>
+  existsSync(eventsFile)
+    ? readFileSync(eventsFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Events)
+    : [];
+
+const alive = (pid: number) => {
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+};
+const uidOf = (user: string) => Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
+const gidOf = (user: string) => Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim());
+
+/** The desktop's record, with the pids of its display and its user's uid. */
+async function facts(session: string) {
+  const desktop = await desktopOf(redis, stack.tenant, session);
+  const record = await redis.hgetall(keys.desktop(desktop.id));
+  const pids = ['xvfbPid', 'wmPid', 'panelPid', 'capturePid', 'inputPid'].map((field) => Number(record[field])).filter((pid) => pid > 0);
+  return { ...desktop, pids, user: record.desktopUser!, uid: uidOf(record.desktopUser!), gid: gidOf(record.desktopUser!), root: dirname(record.xauthority!) };
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+before(async () => {
+  chmodSync(eventsDir, 0o777);
+  writeFileSync(eventsFile, '', { mode: 0o666 });
+  chmodSync(eventsFile, 0o666);
+  const probe = ['/usr/bin/python3', `${repoRoot}tests/probe/probe_app.py`, '--events', eventsFile, '--geometry', '800x600+100+80', '--class', 'DeskgateProbe', '--steady-caret'];
+  stack = await startStack({
+    env: {
+      REDIS_URL: '',
+      DESKGATE_PORT: '0',
+      // One desktop per worker, no spares: the second session lands on the second worker.
+      DESKGATE_MAX_DESKTOPS: '1',
+      DESKGATE_WARM_DESKTOPS: '0',
+      DESKGATE_LAUNCH_EXTRA: JSON.stringify({ DeskgateProbe: probe }),
+    },
+    logDir: mkdtempSync(join(tmpdir(), 'deskgate-death-logs-')),
+  });
+  redis = new Redis(stack.redisUrl);
+  victim = await connect('2026-07-28', `${stack.mcpUrl}/victim`, stack.apiKey);
+  bystander = await connect('2026-07-28', `${stack.mcpUrl}/bystander`, stack.apiKey);
+});
+after(async () => {
+  await victim?.close();
+  await bystander?.close();
+  redis?.disconnect();
+  await stack?.stop();
+});
+
+const ok = (result: Awaited<ReturnType<McpConnection['call']>>, what: string) => assert.ok(!result.isError, `${what}: ${textOf(result)}`);
+
+test('a worker killed mid-type: a clear error, the text at most once, nothing of its desktop left, the other worker untouched, a fresh desktop next', { skip: !root && 'needs root (desktop users)' }, async () => {
+  ok(await victim.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' }), 'request_access');
+  ok(await victim.call('open_application', { app: 'DeskgateProbe' }), 'open_application');
+  const ready = await (async () => {
+    await until('the probe to be ready', () => events().some((event) => event.type === 'ready'), 15_000);
+    return events().find((event) => event.type === 'ready') as unknown as { text: { x: number; y: number; width: number; height: number } };
+  })();
+  ok(await victim.call('screenshot'), 'screenshot');
+  const dead = await facts('victim');
+  const app = processesOf(dead.uid).pids.filter((pid) => !dead.pids.includes(pid));
+  assert.ok(app.length > 0, 'the probe runs as the desktop user');
+  ok(await victim.call('left_click', { coordinate: [ready.text.x + ready.text.width / 2, ready.text.y + ready.text.height / 2] }), 'focus the text box');
+
+  // The second worker, and a session on it (the first worker has no room left).
+  const second: ServiceProcess = await stack.startWorker();
+  ok(await bystander.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' }), 'bystander request_access');
+  ok(await bystander.call('screenshot'), 'bystander screenshot');
+  const other = await facts('bystander');
+  assert.notEqual(other.workerId, dead.workerId, 'the bystander is on the other worker');
+  assert.notEqual(other.uid, dead.uid, 'one desktop user per desktop');
+
+  const typed = () => events().filter((event) => event.type === 'text').map((event) => event.value ?? '');
+  const started = Date.now();
+  const typing = victim.call('type', { text: TEXT });
+  await until('the probe to receive some of the text', () => events().some((event) => event.type === 'text' && (event.value?.length ?? 0) >= 20), 20_000);
+  process.kill(stack.worker.process.pid!, 'SIGKILL');
+
+  const answer = await typing;
+  const elapsed = Date.now() - started;
+  assert.equal(errorKind(answer), 'worker_lost', textOf(answer));
+  assert.match(textOf(answer), /not retried/);
+  assert.ok(elapsed < 12_000, `the error came after ${elapsed} ms`);
+
+  // At most once: every state of the text box is a prefix of the text, never more.
+  const seen = typed();
+  assert.ok(seen.length > 0);
+  for (const value of seen) assert.ok(TEXT.startsWith(value.replace(/\n$/, '')), `the text box held ${value.length} characters that are not a prefix of the text`);
+  const longest = Math.max(...seen.map((value) => value.length));
+  assert.ok(longest < TEXT.length, `the worker died mid-type (${longest} of ${TEXT.length} typed)`);
+
+  // Nothing of the dead worker's desktop is left: pdeathsig kills the display and the app at
+  // once, its watchdog sweeps the user and removes the files.
+  await until('the dead desktop to be gone', () => !dead.pids.some(alive) && !app.some(alive) && processesOf(dead.uid).pids.length === 0, 5000);
+  await until("the dead desktop's files to be removed", () => !existsSync(dead.root) && !existsSync(`/tmp/.X11-unix/X${dead.display.slice(1)}`), 5000);
+
+  // The other worker's desktop was never touched.
+  const still = await facts('bystander');
+  assert.equal(still.id, other.id);
+  assert.ok(other.pids.every(alive), "the other worker's display and helpers still run");
+  ok(await bystander.call('screenshot'), 'bystander screenshot after the reaping');
+
+  // The session's next call works on a fresh desktop, on a worker started now.
+  const third = await stack.startWorker();
+  // Grants do not survive yet: the gateway deletes the session's record (its state with them)
+  // when it answers worker_lost (services/gateway/src/sessions/session-router.ts), so the
+  // fresh desktop's session starts with the policy's starting grants.
+  const fresh = await victim.call('screenshot');
+  assert.equal(errorKind(fresh), 'allowlist_empty', textOf(fresh));
+  ok(await victim.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' }), 'request_access on the fresh desktop');
+  ok(await victim.call('screenshot'), 'screenshot on the fresh desktop');
+  const now = await facts('victim');
+  assert.notEqual(now.id, dead.id, 'the session moved to a new desktop');
+  // The probe did not come back: nothing replayed the type on the fresh desktop.
+  await sleep(500);
+  assert.ok(Math.max(...typed().map((value) => value.length)) === longest, 'no more text arrived after the crash');
+  assert.ok(alive(second.process.pid!) && alive(third.process.pid!));
+});
