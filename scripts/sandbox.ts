@@ -1,6 +1,8 @@
 /**
  * `npm start`: the local sandbox — Redis, one worker with a warm desktop, the gateway — on
  * defaults that need no configuration. Prints how to connect; Ctrl-C stops everything.
+ * DESKGATE_WORKERS=N starts N workers, DESKGATE_GATEWAYS=N N gateways (each on its own port,
+ * DESKGATE_PORT and up); they share only the one Redis.
  */
 import { startStack } from './lib/stack.ts';
 
@@ -19,8 +21,25 @@ blocklist). The seed's tiers instead (browsers read, terminals click): DESKGATE_
     : `Policy profile: ${profile} — the seed's tiers (browsers read, terminals click, trading read, other apps full);
 nothing is granted on start, agents call request_access. The sandbox profile: npm start without DESKGATE_POLICY_PROFILE.`;
 
-console.log('Starting deskgate (Redis, worker + desktop, gateway)…');
+/** DESKGATE_WORKERS / DESKGATE_GATEWAYS: how many of each, 1–16 (default 1). */
+function count(name: string): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 16) {
+    console.error(`${name} must be a whole number from 1 to 16, not "${raw}".`);
+    process.exit(1);
+  }
+  return n;
+}
+const workers = count('DESKGATE_WORKERS');
+const gateways = count('DESKGATE_GATEWAYS');
+const several = (n: number, one: string, many: string) => (n === 1 ? one : `${n} ${many}`);
+
+console.log(`Starting deskgate (Redis, ${several(workers, 'worker', 'workers')} + desktops, ${several(gateways, 'gateway', 'gateways')})…`);
 const stack = await startStack({
+  workers,
+  gateways,
   apiKey: process.env.DESKGATE_API_KEY,
   operatorKey: process.env.DESKGATE_OPERATOR_KEY,
   env: profile ? { DESKGATE_POLICY_PROFILE: profile } : {},
@@ -28,7 +47,7 @@ const stack = await startStack({
 const api = stack.mcpUrl.replace(/\/mcp$/, '');
 console.log(`
 ${bold('deskgate is running.')}
-MCP endpoint: ${stack.mcpUrl}
+MCP endpoint: ${stack.mcpUrl}${stack.mcpUrls.length > 1 ? `\n${stack.mcpUrls.slice(1).map((url, i) => `MCP endpoint ${i + 2}: ${url}`).join('\n')}\n(every gateway serves every session)` : ''}
 API key: ${stack.apiKey}
 Operator key: ${stack.operatorKey}
 
@@ -60,10 +79,10 @@ async function stop() {
 }
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
-for (const service of [stack.gateway, stack.worker]) {
+for (const service of [...stack.gateways, ...stack.workers]) {
   service.process.once('exit', (code) => {
     if (stopping) return;
-    console.error(`The ${service.name} stopped unexpectedly (exit ${code}); see ${stack.logDir}/${service.name}.log`);
+    console.error(`The ${service.name} stopped unexpectedly (exit ${code}); see ${service.logFile}`);
     void stop();
   });
 }

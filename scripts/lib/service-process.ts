@@ -9,6 +9,11 @@ import { createInterface } from 'node:readline';
 export interface ServiceProcess {
   name: string;
   process: ChildProcess;
+  /** Its log file. */
+  logFile: string;
+  /** Resolves with the exit code (null when a signal ended it) once it has exited. */
+  exited: Promise<number | null>;
+  /** Stops it at once (SIGINT: no drain), then kills its process group. */
   stop(): Promise<void>;
 }
 
@@ -20,7 +25,7 @@ export interface ServiceOptions {
   /** Resolves with the first log record for which this returns a value. */
   readyWhen: (record: Record<string, unknown>) => unknown;
   timeoutMs?: number;
-  /** How long it has to exit after SIGTERM before its process group is killed. */
+  /** How long it has to exit after SIGINT before its process group is killed. */
   stopGraceMs?: number;
 }
 
@@ -35,14 +40,15 @@ export async function startService<T>(options: ServiceOptions): Promise<{ servic
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const log = createWriteStream(options.logFile, { flags: 'a' });
   child.stderr!.pipe(log, { end: false });
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return killGroup(child, 'SIGKILL');
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    // The service tears its desktops down on SIGTERM (a worker within ~1 s, its calls
-    // answered); the group kill catches any leftover, and one that hangs.
-    child.kill('SIGTERM');
+    // SIGINT: the service stops without draining (SIGTERM would let calls running finish,
+    // up to DESKGATE_DRAIN_SECONDS) and tears its desktops down (a worker within ~1 s, its
+    // calls answered); the group kill catches any leftover, and one that hangs.
+    child.kill('SIGINT');
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), options.stopGraceMs ?? STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
@@ -71,7 +77,7 @@ export async function startService<T>(options: ServiceOptions): Promise<{ servic
     await stop();
     throw error;
   });
-  return { service: { name: options.name, process: child, stop }, ready };
+  return { service: { name: options.name, process: child, logFile: options.logFile, exited, stop }, ready };
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals) {

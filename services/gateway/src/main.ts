@@ -1,4 +1,9 @@
-/** The gateway process: wires Redis, the lifecycle queue and the action channel, then listens. */
+/**
+ * The gateway process: wires Redis, the lifecycle queue and the action channel, then listens.
+ * SIGTERM drains: /readyz answers 503 at once, new requests get 503 (and new connections are
+ * refused), requests in flight get DESKGATE_DRAIN_SECONDS to finish; SIGINT stops at once.
+ * A gateway holds no session state, so its sessions carry on through the others.
+ */
 import { serve } from '@hono/node-server';
 import { ActionClient, AuditLog, DesktopRegistry, KillSwitch, LifecycleClient, SessionStore, TenantQuotas, createLogger, createRedis } from '@deskgate/dispatch';
 import { createApp } from './app.ts';
@@ -30,10 +35,35 @@ const audit = new AuditLog(redis, { maxEntries: config.audit.maxEntries, ttlSeco
 const killSwitch = new KillSwitch(redis);
 const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, metrics: createGatewayMetrics(), audit, killSwitch, quotas, log });
 
-const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+/** How long a drain (SIGTERM) lets requests in flight finish: 0–600 s, default 10. */
+const drainSeconds = Number(process.env.DESKGATE_DRAIN_SECONDS || 10);
+if (!(Number.isFinite(drainSeconds) && drainSeconds >= 0 && drainSeconds <= 600)) {
+  log.fatal({ DESKGATE_DRAIN_SECONDS: process.env.DESKGATE_DRAIN_SECONDS }, 'DESKGATE_DRAIN_SECONDS must be a number of seconds from 0 to 600');
+  process.exit(1);
+}
+let draining = false;
+/** Requests in flight, counted until their response is sent (an SSE stream included). */
+let inFlight = 0;
+const DRAINING_BODY = JSON.stringify({ error: 'unavailable', message: 'This gateway is shutting down; retry (another gateway serves the same sessions).' });
+const fetch = (request: Request, env: unknown) => {
+  if (!draining) return app.fetch(request, env as never);
+  // Load balancers see not-ready at once; every new request is turned away, and its connection closed.
+  const readyz = new URL(request.url).pathname === '/readyz';
+  return new Response(readyz ? JSON.stringify({ ready: false, draining: true }) : DRAINING_BODY, {
+    status: 503,
+    headers: { 'content-type': 'application/json', connection: 'close', ...(readyz ? {} : { 'retry-after': '1' }) },
+  });
+};
+
+const server = serve({ fetch, hostname: config.host, port: config.port }, (info) => {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   // The sandbox launcher and the tests read this line, whatever the log level.
   log.child({}, { level: 'info' }).info({ url: `http://${host}:${info.port}/mcp` }, 'gateway listening');
+});
+
+server.on('request', (_request, response) => {
+  inFlight++;
+  response.once('close', () => inFlight--);
 });
 
 let stopping = false;
@@ -41,8 +71,16 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   const started = performance.now();
-  log.info({ signal }, 'gateway stopping');
+  const drainMs = signal === 'SIGTERM' ? drainSeconds * 1000 : 0;
+  draining = true;
+  log.info({ signal, drainMs, inFlight }, drainMs > 0 ? 'gateway draining' : 'gateway stopping');
+  // No new connections; idle keep-alive ones are closed, busy ones after their response.
   server.close();
+  (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+  // The action channel keeps reading replies while requests in flight finish.
+  const waitUntil = performance.now() + drainMs;
+  while (inFlight > 0 && performance.now() < waitUntil) await new Promise((resolve) => setTimeout(resolve, 25));
+  if (drainMs > 0) log.info({ cutOff: inFlight, ms: Math.round(performance.now() - started) }, inFlight > 0 ? `drain: ${inFlight} requests still running were cut off` : 'drain: every request in flight finished');
   // Closing the queues talks to Redis, which may be gone (a sandbox's Ctrl-C): a second at most.
   const closed = Promise.all([actions.close().catch(() => undefined), lifecycle.close().catch(() => undefined)]);
   await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);

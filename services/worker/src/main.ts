@@ -1,6 +1,8 @@
 /**
  * The worker process: owns desktops on this host, consumes lifecycle jobs and runs actions.
- * SIGINT/SIGTERM tear every desktop down before exiting.
+ * SIGTERM drains (no new session or call; calls running get DESKGATE_DRAIN_SECONDS to
+ * finish), then tears every desktop down; SIGINT tears them down at once (calls running are
+ * answered worker_lost). Either way it exits 0 (docs/architecture.md, "Drain and failover").
  */
 import { serve } from '@hono/node-server';
 import { createLogger, createRedis } from '@deskgate/dispatch';
@@ -29,6 +31,14 @@ const pool = new DesktopPool(config, provider, redis, metrics, log, loadPolicyFi
 
 let ready = false;
 const port = Number(process.env.DESKGATE_WORKER_PORT ?? 0);
+/** How long a drain (SIGTERM) lets running calls finish: 0–600 s, default 10. */
+const drainSeconds = Number(process.env.DESKGATE_DRAIN_SECONDS || 10);
+if (!(Number.isFinite(drainSeconds) && drainSeconds >= 0 && drainSeconds <= 600)) {
+  log.fatal({ DESKGATE_DRAIN_SECONDS: process.env.DESKGATE_DRAIN_SECONDS }, 'DESKGATE_DRAIN_SECONDS must be a number of seconds from 0 to 600');
+  process.exit(1);
+}
+/** Past the drain bound, teardown gets this long before the process exits regardless. */
+const TEARDOWN_BOUND_MS = 5000;
 const http = serve({ fetch: createHealthApp(metrics, () => ready && pool.ready).fetch, port, hostname: '127.0.0.1' }, (info) =>
   log.info({ port: info.port }, 'worker health endpoint listening'),
 );
@@ -41,24 +51,38 @@ log.child({}, { level: 'info' }).info({ maxDesktops: config.maxDesktops, warm: c
 
 let stopping = false;
 /**
- * Stops taking jobs and tears every desktop down, in parallel (calls running are answered at
- * once); logs how long each part took. Redis may already be gone: nothing here waits on it
- * for more than a bound.
+ * SIGTERM (drain): takes no new allocation and withdraws its room at once; its desktops take
+ * no new call (answered worker_lost, nothing run, the session moves elsewhere on its next
+ * call); calls running get `drainSeconds` to finish, whatever still runs then is answered
+ * worker_lost. SIGINT: all of that at once. Then every desktop is torn down, in parallel; logs
+ * how long each part took. Redis may already be gone: nothing here waits on it for more than
+ * a bound, and the process exits within the drain bound plus TEARDOWN_BOUND_MS whatever hangs.
  */
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   const started = performance.now();
   const took = (since: number) => Math.round(performance.now() - since);
-  log.info({ signal }, 'worker stopping');
+  const drainMs = signal === 'SIGTERM' ? drainSeconds * 1000 : 0;
+  log.info({ signal, drainMs }, drainMs > 0 ? 'worker draining' : 'worker stopping');
+  setTimeout(() => {
+    log.error({ ms: took(started) }, 'worker did not stop within its bound; exiting');
+    process.exit(1);
+  }, drainMs + TEARDOWN_BOUND_MS).unref();
   ready = false;
   const ms: Record<string, number> = {};
   // BullMQ's close talks to Redis, which may be gone: it gets a second.
-  const lifecycleClosed = Promise.race([lifecycle.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-  await Promise.all([
-    lifecycleClosed.then(() => (ms.lifecycle = took(started))),
-    pool.close().then(() => (ms.desktops = took(started))),
-  ]);
+  const bounded = (work: Promise<unknown>) => Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  const allocationsStopped = bounded(lifecycle.stopAllocating()).then(() => (ms.allocations = took(started)));
+  // SIGINT: every desktop torn down at once, in parallel (no drain step before it).
+  const drained = (drainMs > 0 ? pool.drain(drainMs) : pool.close().then(() => ({ waitedMs: 0, cutOff: 0 }))).then(({ waitedMs, cutOff }) => {
+    ms.desktops = took(started);
+    if (drainMs > 0) log.info({ waitedMs, cutOff }, cutOff > 0 ? `drain: ${cutOff} calls still running after ${drainSeconds} s were answered worker_lost` : 'drain: every running call finished');
+  });
+  await Promise.all([allocationsStopped, drained]);
+  // Releases are taken until the desktops are gone (a session ended during the drain).
+  await bounded(lifecycle.close());
+  ms.lifecycle = took(started);
   http.close();
   redis.disconnect();
   log.info({ ms: { ...ms, total: took(started) } }, 'worker stopped');

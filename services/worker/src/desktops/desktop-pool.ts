@@ -11,10 +11,14 @@
  * refusals too — counts, from the moment it starts to the moment it ends; a desktop with a
  * call running is never reaped, whatever its duration.
  *
+ * Draining (SIGTERM, `drain()`): the pool takes no new session (its room is withdrawn at once,
+ * allocations are refused), its desktops take no new call (answered `worker_lost`, nothing
+ * run), and the calls already running get up to the drain bound to finish; then it closes.
+ *
  * Stopping: calls running are answered `worker_lost` at once, and every desktop is torn down
  * in parallel with the Redis bookkeeping, which is bounded (Redis may already be gone).
  */
-import { ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, publishCapacity, withdrawCapacity, type SessionRef } from '@deskgate/dispatch';
+import { ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, publishCapacity, withdrawCapacity, type SessionRef } from '@deskgate/dispatch';
 import type { CoordinateMode, PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -56,6 +60,10 @@ export class DesktopPool {
   /** Allocations under way: each stands for the desktop it is taking or starting. */
   private reserved = 0;
   private closed = false;
+  /** Set by drain(): no new session, no new call; calls running finish. */
+  private draining = false;
+  /** Draining: desktops whose liveness was withdrawn (no call running), so gateways route away at once. */
+  private readonly withdrawn = new Set<string>();
   private closing: Promise<void> | null = null;
   /** Allocations under way (settled either way), which close() waits for. */
   private readonly allocating = new Set<Promise<void>>();
@@ -92,6 +100,7 @@ export class DesktopPool {
       metrics,
       log,
       stopping: this.stopping,
+      draining: () => this.draining,
     };
     this.reapMs = reapEveryMs(config.sessionIdleMs);
     this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS));
@@ -111,7 +120,7 @@ export class DesktopPool {
 
   /** Sessions this worker could take now: its spares (ready or starting) and room to start more. */
   get free(): number {
-    return this.closed ? 0 : Math.max(0, this.config.maxDesktops - this.heldActive - this.reserved);
+    return this.closed || this.draining ? 0 : Math.max(0, this.config.maxDesktops - this.heldActive - this.reserved);
   }
 
   get hasRoom(): boolean {
@@ -156,7 +165,7 @@ export class DesktopPool {
   }
 
   private async publish(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed || this.draining) return;
     await publishCapacity(this.redis, this.config.workerId, { max: this.config.maxDesktops, free: this.free, nextFreeAt: this.nextFreeAt() }).catch((error) =>
       this.log.warn({ err: error }, 'capacity not published'),
     );
@@ -181,11 +190,11 @@ export class DesktopPool {
   }
 
   private async fill(): Promise<void> {
-    while (!this.closed && this.spares.length + this.startingSpares < this.config.warmDesktops && this.total < this.config.maxDesktops) {
+    while (!this.closed && !this.draining && this.spares.length + this.startingSpares < this.config.warmDesktops && this.total < this.config.maxDesktops) {
       this.startingSpares++;
       try {
         const desktop = await this.startDesktop();
-        if (this.closed) {
+        if (this.closed || this.draining) {
           await desktop.stop();
           return;
         }
@@ -230,20 +239,22 @@ export class DesktopPool {
   }
 
   private async allocateNow(ref: SessionRef, coordinateMode: CoordinateMode): Promise<string> {
-    const existing = await this.sessions.desktopOf(ref);
-    if (existing && this.held.has(existing)) return existing;
     const stopping = () => new CapacityError(`${NO_FREE_DESKTOP} (it is stopping)`);
-    if (this.closed) throw stopping();
+    if (this.closed || this.draining) throw stopping();
     if (!this.hasRoom) throw new CapacityError(`${NO_FREE_DESKTOP} (its limit is ${this.config.maxDesktops})`);
+    // Reserved at once, before anything is awaited: the lifecycle loop fetches the next
+    // allocation while this one runs, and must see the room this one takes.
     this.reserved++;
     let desktop: Desktop | undefined;
     try {
+      const existing = await this.sessions.desktopOf(ref);
+      if (existing && this.held.has(existing)) return existing;
       desktop = await this.takeSpare();
       if (!desktop && !this.closed) desktop = await this.startDesktop();
       if (!desktop || this.closed) throw stopping();
       const id = await this.hold(desktop, ref, coordinateMode);
-      // Closed meanwhile: close() may not have seen it.
-      if (this.closed) {
+      // Closed or draining meanwhile: close() may not have seen it; the job goes to another worker.
+      if (this.closed || this.draining) {
         await this.release(id);
         throw stopping();
       }
@@ -270,7 +281,8 @@ export class DesktopPool {
     return desktop.id;
   }
 
-  async release(desktopId: string): Promise<boolean> {
+  /** `keepSession`: the session keeps pointing at the desktop (a drain's: it is told on its next call). */
+  async release(desktopId: string, keepSession = false): Promise<boolean> {
     const host = this.held.get(desktopId);
     if (!host) return false;
     this.held.delete(desktopId);
@@ -279,7 +291,7 @@ export class DesktopPool {
     const bound = this.closed
       ? (work: Promise<void>) => within(work, STOPPING_REDIS_MS).catch((error) => this.log.warn({ err: error, desktop: desktopId }, 'desktop not unregistered'))
       : undefined;
-    await host.close(bound);
+    await host.close(bound, { keepSession });
     this.log.info({ desktop: desktopId, tenant: host.ref.tenant, session: host.ref.name }, 'desktop released');
     this.updateGauges();
     void this.fillSpares();
@@ -287,7 +299,7 @@ export class DesktopPool {
   }
 
   private async heartbeat(): Promise<void> {
-    await this.hostServices.registry.heartbeat([...this.held.keys()], this.config.workerId).catch((error) => this.log.error({ err: error }, 'heartbeat failed'));
+    await this.hostServices.registry.heartbeat([...this.held.keys()].filter((id) => !this.withdrawn.has(id)), this.config.workerId).catch((error) => this.log.error({ err: error }, 'heartbeat failed'));
     await this.publish();
   }
 
@@ -317,7 +329,55 @@ export class DesktopPool {
   }
 
   get ready(): boolean {
-    return !this.closed;
+    return !this.closed && !this.draining;
+  }
+
+  /**
+   * Draining: a desktop with no call running stops being alive, so a gateway's next send to it
+   * is refused without queueing (the session is told its desktop is gone and starts over
+   * elsewhere). A desktop with a call running stays alive until the call ends.
+   */
+  private async withdrawIdle(): Promise<void> {
+    const idle = [...this.held].filter(([id, host]) => host.busy === 0 && !this.withdrawn.has(id)).map(([id]) => id);
+    if (idle.length === 0) return;
+    for (const id of idle) this.withdrawn.add(id);
+    await within(this.redis.del(...idle.map((id) => keys.desktopAlive(id))), STOPPING_REDIS_MS).catch(() => undefined);
+  }
+
+  /** Calls running now, on every desktop. */
+  get running(): number {
+    let count = 0;
+    for (const held of this.held.values()) count += held.busy;
+    return count;
+  }
+
+  /**
+   * Graceful drain, then close(): no new session from now on (room withdrawn from Redis at
+   * once, allocations refused, spares stopped), no new call (a call popped from now on is
+   * answered `worker_lost`, nothing run), and the calls already running get up to `boundMs`
+   * to finish; whatever still runs then is answered `worker_lost` by close(). Resolves with
+   * how long the calls took to finish and how many were cut off.
+   */
+  async drain(boundMs: number): Promise<{ waitedMs: number; cutOff: number }> {
+    const started = Date.now();
+    let sparesStopped: Promise<unknown> = Promise.resolve();
+    if (!this.closed && !this.draining) {
+      this.draining = true;
+      // The lifecycle loop waiting for room wakes and sees the pool is no longer ready.
+      this.changed();
+      // Spares stop beside the wait (close() needs nothing of them).
+      sparesStopped = Promise.all(this.spares.splice(0).map((desktop) => desktop.stop()));
+      this.updateGauges();
+      await within(withdrawCapacity(this.redis, this.config.workerId), STOPPING_REDIS_MS).catch(() => undefined);
+      for (;;) {
+        await this.withdrawIdle();
+        if (this.running === 0 || Date.now() - started >= boundMs) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+    const cutOff = this.running;
+    await Promise.all([this.close(), sparesStopped]);
+    return { waitedMs: Date.now() - started, cutOff };
   }
 
   /**
@@ -332,7 +392,9 @@ export class DesktopPool {
       for (const timer of this.timers) clearInterval(timer);
       for (const waiter of this.waiters.splice(0)) waiter();
       await Promise.all([
-        ...[...this.held.keys()].map((id) => this.release(id).catch((error) => this.log.error({ err: error, desktop: id }, 'desktop not stopped'))),
+        // A drained desktop's session keeps pointing at it: its next call is told the desktop
+        // is gone (worker_lost), and the one after gets a fresh desktop on another worker.
+        ...[...this.held.keys()].map((id) => this.release(id, this.draining).catch((error) => this.log.error({ err: error, desktop: id }, 'desktop not stopped'))),
         ...this.spares.splice(0).map((desktop) => desktop.stop()),
         // A spare still starting is stopped by fill() once it is up; an allocation, by allocate().
         this.filling,

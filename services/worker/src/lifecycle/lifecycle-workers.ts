@@ -2,8 +2,9 @@
  * BullMQ consumers for session lifecycle: allocations from the shared queue, releases from
  * this worker's own queue.
  *
- * Allocations are fetched by hand, one at a time and only while the pool has room: a full
- * worker leaves them queued, so a new session waits for a desktop instead of failing, and
+ * Allocations are fetched by hand, one fetch at a time and only while the pool has room (an
+ * allocation under way counts against it at once, so several desktops start in parallel but
+ * never beyond the limit): a full worker leaves them queued, so a new session waits for a desktop instead of failing, and
  * the fetch that resumes when a desktop is released (the pool says so at once) blocks on the
  * queue, so a waiting allocation is taken within milliseconds — no polling, and never by a
  * worker that would have to refuse it.
@@ -57,6 +58,7 @@ export function startLifecycleWorkers(pool: DesktopPool, redis: Redis, workerId:
     }
   }
 
+  const underWay = new Set<Promise<void>>();
   const loop = (async () => {
     let n = 0;
     while (!stopping.signal.aborted) {
@@ -81,17 +83,32 @@ export function startLifecycleWorkers(pool: DesktopPool, redis: Redis, workerId:
         await job.moveToWait(token).catch(() => undefined);
         break;
       }
-      await allocate(job, token);
+      // Not awaited: the next fetch runs while this desktop starts (the pool counts it already).
+      const running = allocate(job, token);
+      underWay.add(running);
+      void running.finally(() => underWay.delete(running));
     }
+    await Promise.all(underWay);
   })();
 
-  return {
-    /** Stops taking jobs; an allocation under way finishes (the pool refuses new desktops once closed). */
-    async close() {
+  let allocationsStopped: Promise<void> | null = null;
+  /** Stops taking allocations; one under way finishes (the pool refuses it once draining or closed, and it goes to another worker). */
+  const stopAllocating = () =>
+    (allocationsStopped ??= (async () => {
       stopping.abort();
       // force: the blocking fetch is cut at once instead of running out its drainDelay.
-      await Promise.all([allocations.close(true), release.close()]);
+      await allocations.close(true);
       await loop;
+    })());
+
+  return {
+    stopAllocating,
+    /**
+     * Stops taking jobs: allocations first, then releases (a draining worker keeps taking its
+     * own releases until its desktops are gone, so none is left queued for a worker that is gone).
+     */
+    async close() {
+      await Promise.all([stopAllocating(), release.close()]);
     },
   };
 }

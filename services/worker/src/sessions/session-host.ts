@@ -27,6 +27,8 @@ export interface HostServices {
   log: Logger;
   /** Resolves when the worker starts stopping: calls still running are answered at once. */
   stopping: Promise<void>;
+  /** True while the worker drains: a call popped now is refused (nothing run), calls running finish. */
+  draining: () => boolean;
 }
 
 /** What the pool hears from a host. */
@@ -98,6 +100,18 @@ export class SessionHost {
    */
   private tracked(handler: ActionHandler): ActionHandler {
     return async (request) => {
+      // Draining: nothing new runs here. The session stops pointing at this desktop, so its
+      // next call gets a fresh desktop on another worker.
+      if (this.services.draining()) {
+        if ((await this.services.sessions.desktopOf(this.ref).catch(() => null)) === this.id) await this.services.sessions.remove(this.ref).catch(() => undefined);
+        return {
+          result: errorResult(
+            'worker_lost',
+            `The worker running this desktop is shutting down, so ${request.tool} was not run. Call again to get a new desktop (its apps, files and grants start over), then take a screenshot.`,
+          ),
+          timings: {},
+        };
+      }
       this.busy++;
       this.lastActivity = Date.now();
       try {
@@ -139,12 +153,17 @@ export class SessionHost {
     if ((await this.services.sessions.desktopOf(this.ref)) === this.id) await this.services.sessions.remove(this.ref);
   }
 
-  /** Stops serving (a call running finishes first), forgets the desktop in Redis, stops it. */
-  close(redisBound?: (work: Promise<void>) => Promise<unknown>): Promise<void> {
+  /**
+   * Stops serving (a call running finishes first), forgets the desktop in Redis, stops it.
+   * `keepSession`: the session's binding stays (a drained worker's: the session hears on its
+   * next call that its desktop is gone, instead of silently starting over).
+   */
+  close(redisBound?: (work: Promise<void>) => Promise<unknown>, options: { keepSession?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
       const bookkeeping = (async () => {
         await this.server.close();
-        await this.forget();
+        if (options.keepSession) await this.services.registry.remove(this.id);
+        else await this.forget();
       })();
       if (redisBound) {
         // Stopping: the processes go at once, beside a bounded bookkeeping.
