@@ -67,10 +67,10 @@ test('a worker killed mid-action: clear errors, no replay, a fresh desktop next'
   assert.ok(elapsed < 12_000, `errors arrived after ${elapsed} ms, well before the 30 s action timeout`);
 
   await stack.startWorker();
-  // A new desktop is a new session state: grants start empty again.
-  await mcp.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' });
+  // A new desktop with the session's grants kept: its first answer says the screen was reset.
   const fresh = await mcp.call('screenshot');
   assert.ok(!fresh.isError, textOf(fresh));
+  assert.match(textOf(fresh), /desktop was lost.*grants were kept/);
   const after = await desktopOf(redis, stack.tenant, 'crash');
   assert.notEqual(after.id, before.id, 'the session moved to a new desktop');
   // The fresh desktop answers through its own gates: nothing of an app is at that point yet.

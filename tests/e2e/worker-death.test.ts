@@ -153,13 +153,14 @@ test('a worker killed mid-type: a clear error, the text at most once, nothing of
 
   // The session's next call works on a fresh desktop, on a worker started now.
   const third = await stack.startWorker();
-  // Grants do not survive yet: the gateway deletes the session's record (its state with them)
-  // when it answers worker_lost (services/gateway/src/sessions/session-router.ts), so the
-  // fresh desktop's session starts with the policy's starting grants.
+  // The grants survive: the fresh desktop's first answer works and says the screen was reset.
   const fresh = await victim.call('screenshot');
-  assert.equal(errorKind(fresh), 'allowlist_empty', textOf(fresh));
-  ok(await victim.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' }), 'request_access on the fresh desktop');
-  ok(await victim.call('screenshot'), 'screenshot on the fresh desktop');
+  ok(fresh, 'screenshot on the fresh desktop');
+  assert.match(textOf(fresh), /desktop was lost \(its worker stopped\).*grants were kept/);
+  const granted = await victim.call('list_granted_applications');
+  ok(granted, 'list_granted_applications');
+  assert.match(textOf(granted), /DeskgateProbe/i);
+  assert.doesNotMatch(textOf(granted), /desktop was lost/, 'the notice is given once');
   const now = await facts('victim');
   assert.notEqual(now.id, dead.id, 'the session moved to a new desktop');
   // The probe did not come back: nothing replayed the type on the fresh desktop.

@@ -62,6 +62,7 @@ test('every script runs by SHA, and still runs after Redis lost its scripts (SCR
       countCall: () => scripts.countCall(keys.tenantCalls('t'), 10, 1000),
       reserveSession: () => scripts.reserveSession(keys.sessionsOfTenant('t'), keys.tenantSessionReservations('t'), 's', 8, Date.now(), 60_000),
       markSessionCreator: () => scripts.markSessionCreator(keys.session('t', 's'), 'k1'),
+      detachDesktop: () => scripts.detachDesktop(keys.session('t', 's'), 'no-such-desktop', 'test'),
     };
     assert.deepEqual(Object.keys(calls).sort(), scriptDefinitions().map((s) => s.name).sort());
     // The first call on a connection carries the source (and loads it); every later call only the SHA.

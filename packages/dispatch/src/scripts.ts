@@ -21,6 +21,7 @@ export const SCRIPT_FILES = [
   'countCall-1.lua',
   'reserveSession-2.lua',
   'markSessionCreator-1.lua',
+  'detachDesktop-1.lua',
 ] as const;
 
 type NameOf<F> = F extends `${infer Name}-${number}.lua` ? Name : never;

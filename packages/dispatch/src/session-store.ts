@@ -5,6 +5,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { initialSessionState, type SessionState } from '@deskgate/computer-use';
 import { keys } from './keys.ts';
+import { scriptsOf } from './scripts.ts';
 import type { SessionRef } from './names.ts';
 
 export interface SessionRecord {
@@ -12,6 +13,8 @@ export interface SessionRecord {
   state: SessionState;
   createdAt: number;
   lastUsedAt: number;
+  /** Why the session's last desktop was lost (its worker died or drained), until a new one is bound. */
+  lostDesktop: string | null;
 }
 
 export class SessionStore {
@@ -25,6 +28,7 @@ export class SessionStore {
       state: hash.state ? (JSON.parse(hash.state) as SessionState) : initialSessionState(),
       createdAt: Number(hash.createdAt),
       lastUsedAt: Number(hash.lastUsedAt ?? hash.createdAt),
+      lostDesktop: hash.lostDesktop || null,
     };
   }
 
@@ -32,14 +36,26 @@ export class SessionStore {
     return (await this.redis.hget(keys.session(ref.tenant, ref.name), 'desktopId')) || null;
   }
 
-  /** Binds a desktop to the session with a fresh state (a new desktop knows no screenshot). */
-  async assign(ref: SessionRef, desktopId: string, state: SessionState): Promise<void> {
-    const now = Date.now();
+  /**
+   * Binds a desktop to the session with its state (a new desktop knows no screenshot). A
+   * session that lost its desktop keeps its creation time; its loss mark is cleared.
+   */
+  async assign(ref: SessionRef, desktopId: string, state: SessionState, createdAt = Date.now()): Promise<void> {
     await this.redis
       .multi()
-      .hset(keys.session(ref.tenant, ref.name), { desktopId, state: JSON.stringify(state), createdAt: now, lastUsedAt: now })
+      .hset(keys.session(ref.tenant, ref.name), { desktopId, state: JSON.stringify(state), createdAt, lastUsedAt: Date.now() })
+      .hdel(keys.session(ref.tenant, ref.name), 'lostDesktop')
       .sadd(keys.sessionsOfTenant(ref.tenant), ref.name)
       .exec();
+  }
+
+  /**
+   * The session's desktop is gone with its worker: the session keeps its state (grants,
+   * coordinate mode) for its next desktop, and `why` for the notice that desktop gives. Only
+   * when the session still points at `desktopId`.
+   */
+  async detach(ref: SessionRef, desktopId: string, why: string): Promise<boolean> {
+    return (await scriptsOf(this.redis).detachDesktop(keys.session(ref.tenant, ref.name), desktopId, why)) === 1;
   }
 
   /** Adds "used now, and (when given) this is the new state" to a transaction the caller runs. */

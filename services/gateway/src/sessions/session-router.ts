@@ -114,7 +114,8 @@ export class SessionRouter {
       this.bindings.delete(key);
       // Nothing was queued on a stale hint: look the binding up again and resend once.
       if (remembered && error instanceof DesktopGoneError) return this.call(ref, caller, tool, args, extraMs, coordinateMode);
-      if ((await this.sessions.desktopOf(ref)) === desktopId) await this.sessions.remove(ref);
+      // The session keeps its grants for the fresh desktop its next call gets (which says so).
+      await this.sessions.detach(ref, desktopId, 'its worker stopped');
       throw error;
     }
   }

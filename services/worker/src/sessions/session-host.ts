@@ -44,6 +44,8 @@ export class SessionHost {
   failure: string | null = null;
   /** Calls running now. */
   busy = 0;
+  /** Told with the next answer, once (the screen was reset on a fresh desktop). */
+  notice: string | null = null;
   /** When the last call started or ended (ms since the epoch). */
   lastActivity = Date.now();
   private server!: ActionServer;
@@ -71,10 +73,17 @@ export class SessionHost {
       // Fails closed: without its guard the desktop stays offline, and the session works on.
       await desktop.handle.allowEgress().catch((error: unknown) => log.error({ err: error, desktop: desktop.id, tenant: ref.tenant }, 'egress not given'));
     }
-    const state = initialSessionState(coordinateMode);
-    state.grants = startingGrants(policy);
-    await sessions.assign(ref, desktop.id, state);
+    // A session whose desktop went with its worker carries its grants (and its coordinate
+    // mode) to this one, and is told once that the screen was reset.
+    const previous = await sessions.get(ref);
+    const lost = previous && !previous.desktopId && previous.lostDesktop ? previous : null;
+    const state = initialSessionState(lost?.state.coordinateMode ?? coordinateMode);
+    state.grants = lost ? lost.state.grants : startingGrants(policy);
+    await sessions.assign(ref, desktop.id, state, lost?.createdAt);
     const host = new SessionHost(desktop, ref, services, hooks);
+    if (lost) {
+      host.notice = `Note: this session's desktop was lost (${lost.lostDesktop}) and replaced by a fresh one: the screen, apps and files are new, your grants were kept. Take a screenshot before acting on the screen.`;
+    }
     const runner = actionRunner(desktop, ref, state, { policy, approvals: approvals.brokerFor(ref.tenant, ref.name), killSwitch }, sessions, metrics, log);
     host.server = new ActionServer(redis, redis.duplicate(), desktop.id, host.tracked(host.failSafe(runner)), (error) =>
       log.error({ err: error, desktop: desktop.id }, 'action channel error'),
@@ -103,11 +112,11 @@ export class SessionHost {
       // Draining: nothing new runs here. The session stops pointing at this desktop, so its
       // next call gets a fresh desktop on another worker.
       if (this.services.draining()) {
-        if ((await this.services.sessions.desktopOf(this.ref).catch(() => null)) === this.id) await this.services.sessions.remove(this.ref).catch(() => undefined);
+        await this.services.sessions.detach(this.ref, this.id, 'its worker was shut down').catch(() => undefined);
         return {
           result: errorResult(
             'worker_lost',
-            `The worker running this desktop is shutting down, so ${request.tool} was not run. Call again to get a new desktop (its apps, files and grants start over), then take a screenshot.`,
+            `The worker running this desktop is shutting down, so ${request.tool} was not run. Call again to get a new desktop (its apps and files start over; your grants are kept), then take a screenshot.`,
           ),
           timings: {},
         };
@@ -123,6 +132,10 @@ export class SessionHost {
           timings: {},
         }));
         const reply: HandledAction = await Promise.race([handler(request), stopped]);
+        if (this.notice) {
+          reply.result = { ...reply.result, content: [...reply.result.content, { type: 'text', text: this.notice }] };
+          this.notice = null;
+        }
         if (!reply.persist && !this.failure) reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
         return reply;
       } finally {
