@@ -59,6 +59,22 @@ test('a command that gets no answer fails with RedisUnavailableError within its 
   }
 });
 
+test('an answer that came in time is not lost to a stalled event loop (a busy CPU)', async () => {
+  const busy = createRedis(server.url, 'worker', { commandTimeoutMs: 200 });
+  busy.on('error', () => undefined);
+  try {
+    await busy.ping();
+    const answer = busy.ping();
+    // Redis answers within a millisecond, while this process is stuck for twice the deadline:
+    // the timer and the reply are both due when the loop wakes; the reply must win.
+    const until = performance.now() + 400;
+    while (performance.now() < until);
+    assert.equal(await answer, 'PONG');
+  } finally {
+    busy.disconnect();
+  }
+});
+
 test('with Redis stopped, commands fail at once; after it is back, the same connections work and the data is kept (AOF)', async () => {
   const reader = redis.duplicate();
   reader.on('error', () => undefined);

@@ -29,6 +29,9 @@ import { ToolError } from '@deskgate/computer-use';
 
 export type RedisRole = 'gateway' | 'worker' | 'cli' | 'bullmq';
 
+/** A command deadline the event loop overslept by more than this was a stall of this process, not Redis's silence. */
+const STALL_MS = 250;
+
 export const REDIS_TIMEOUTS = {
   /** A non-blocking command answers within this or fails. */
   commandMs: 1000,
@@ -152,9 +155,28 @@ export class DeskgateRedis extends Redis {
     if (!timed[ARMED] && this.commandTimeoutMs > 0 && !Command.checkFlag('BLOCKING_COMMANDS', command.name)) {
       timed[ARMED] = true;
       const ms = this.commandTimeoutMs;
-      const timer = setTimeout(() => {
-        if (!timed.isSettled) timed.reject(new RedisUnavailableError(`${command.name} got no answer within ${ms} ms`));
-      }, ms);
+      const sentAt = performance.now();
+      let timer: NodeJS.Timeout;
+      let extended = false;
+      // A deadline judged on this process's clock, not Redis's: when the event loop was stalled
+      // (a busy CPU), the timer fires before the socket's data is read, and an answer that came
+      // in time would be counted as none, its work done but its reply lost. So the verdict waits
+      // one I/O turn (setImmediate runs after the poll phase reads what arrived), and a deadline
+      // the loop overslept by more than STALL_MS gets one more period.
+      const expire = () => {
+        const late = performance.now() - sentAt - (extended ? 2 * ms : ms);
+        setImmediate(() => {
+          if (timed.isSettled) return;
+          if (!extended && late > STALL_MS) {
+            extended = true;
+            timer = setTimeout(expire, ms);
+            timer.unref();
+            return;
+          }
+          timed.reject(new RedisUnavailableError(`${command.name} got no answer within ${extended ? 2 * ms : ms} ms`));
+        });
+      };
+      timer = setTimeout(expire, ms);
       timer.unref();
       const clear = () => clearTimeout(timer);
       timed.promise.then(clear, clear);
