@@ -37,6 +37,16 @@ const nothingSince = async (mark: Record<string, number>) => {
     assert.deepEqual(probe.since(mark[name] ?? 0).filter((e) => INPUT.includes(e.type)), [], `${name} received nothing`);
   }
 };
+/**
+ * A click that must land before what follows is marked: the call can answer before the probe
+ * has logged the button's release, so the release is waited for (after this click, not any
+ * earlier one).
+ */
+async function clickInto(probe: Probe, coordinate: [number, number]): Promise<void> {
+  const skip = probe.events().length;
+  ok(await mcp.call('left_click', { coordinate }));
+  await probe.waitFor((e) => e.type === 'release' && e.button === 1, 5000, skip);
+}
 const refused = (result: ToolResult, kind: string) => assert.equal(errorKind(result), kind, textOf(result));
 const ok = (result: ToolResult) => assert.ok(!result.isError, textOf(result));
 const windows = () => topLevelWindows(display, xauthority);
@@ -87,8 +97,7 @@ test("a window's title bar is the window manager's, not the app's", async () => 
 });
 
 test('keys need a granted app holding the real focus: the click-tier terminal in front gets no keystroke', async () => {
-  ok(await mcp.call('left_click', { coordinate: centre(probes.terminal!.ready.color_area) }));
-  await probes.terminal!.waitFor((e) => e.type === 'release', 5000);
+  await clickInto(probes.terminal!, centre(probes.terminal!.ready.color_area));
   const mark = marks();
   refused(await mcp.call('type', { text: 'id > /tmp/x\n' }), 'tier_insufficient');
   refused(await mcp.call('key', { text: 'Return' }), 'tier_insufficient');
@@ -96,8 +105,7 @@ test('keys need a granted app holding the real focus: the click-tier terminal in
 });
 
 test('separators the parsers used to split differently, and keysym aliases, are refused before anything is pressed', async () => {
-  ok(await mcp.call('left_click', { coordinate: centre(probes.app!.ready.text) }));
-  await probes.app!.waitFor((e) => e.type === 'release', 5000);
+  await clickInto(probes.app!, centre(probes.app!.ready.text));
   const before = await windows();
   const mark = marks();
   refused(await mcp.call('key', { text: 'shift\u001calt+f4' }), 'bad_args');
@@ -118,7 +126,7 @@ test('an interpreter is never granted by name, and a window is never matched by 
   assert.deepEqual(data.policyDenied.map((d) => d.app).sort(), ['/usr/bin/python3', 'bash', 'python3', 'python3.11'].sort());
   assert.match(data.policyDenied[0]!.reason, /interpreter/);
   // The probes are python3 processes: the XTerm-class one stays at click, whatever else is granted.
-  ok(await mcp.call('left_click', { coordinate: centre(probes.terminal!.ready.color_area) }));
+  await clickInto(probes.terminal!, centre(probes.terminal!.ready.color_area));
   const mark = marks();
   refused(await mcp.call('type', { text: 'x' }), 'tier_insufficient');
   await nothingSince(mark);
