@@ -1,0 +1,89 @@
+# Sourced by the scripts in scripts/k8s: where the Kubernetes tools are cached and how they are
+# made. Everything is built from published Go modules (the Go proxy) and one PyPI package, so a
+# fresh machine of this kind needs no registry but those (docs/kubernetes.md).
+
+K8S_VERSION=${DESKGATE_K8S_VERSION:-v1.34.12}   # 1.34: the last kubelet that runs on cgroup v1 + containerd 1.6
+ETCD_VERSION=${DESKGATE_ETCD_VERSION:-v3.6.8}
+KUBECONFORM_VERSION=v0.7.0
+SCHEMAS_PACKAGE=kubernetes-validate==1.37.0    # ships the JSON schemas of v1.25–v1.37
+K8S_HOME=${DESKGATE_K8S_HOME:-$PWD/.deskgate/k8s}
+K8S_BIN=$K8S_HOME/bin
+K8S_SCHEMAS=$K8S_HOME/schemas
+
+say() { echo "[k8s $(date -u +%T)] $*" >&2; }
+
+_go_build_env() { export GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0; }
+
+# The module's source, copied somewhere writable (the module cache is read-only).
+_module_copy() { # module@version dest
+  local dir
+  dir=$(go mod download -json "$1" | python3 -c 'import json,sys;print(json.load(sys.stdin)["Dir"])') || return 1
+  rm -rf "$2"; mkdir -p "$(dirname "$2")"; cp -r "$dir" "$2"; chmod -R u+w "$2"
+}
+
+ensure_kubeconform() {
+  [ -x "$K8S_BIN/kubeconform" ] && return 0
+  local t=$SECONDS
+  GOBIN=$K8S_BIN go install "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION" || return 1
+  say "kubeconform $KUBECONFORM_VERSION built ($((SECONDS - t)) s)"
+}
+
+# kubernetes-validate's schemas refer to one shared definitions file that kubeconform cannot
+# resolve; standalone-schemas.py makes one self-contained file per kind.
+ensure_schemas() {
+  [ -f "$K8S_SCHEMAS/v1.34.0-standalone-strict/deployment-apps-v1.json" ] && return 0
+  local t=$SECONDS venv=$K8S_HOME/venv
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || return 1
+  "$venv/bin/pip" install -q "$SCHEMAS_PACKAGE" || return 1
+  "$venv/bin/python" scripts/k8s/standalone-schemas.py "$K8S_SCHEMAS" v1.34.0 || return 1
+  say "schemas for v1.34.0 made ($((SECONDS - t)) s)"
+}
+
+# etcd's modules replace their siblings with ../ paths: point them at the published versions.
+ensure_etcd() {
+  [ -x "$K8S_BIN/etcd" ] && return 0
+  local t=$SECONDS src=$K8S_HOME/src/etcd-server m
+  _go_build_env
+  _module_copy "go.etcd.io/etcd/server/v3@$ETCD_VERSION" "$src" || return 1
+  ( cd "$src" || exit 1
+    go mod edit -dropreplace=go.etcd.io/etcd -dropreplace=go.etcd.io/tests/v3 2>/dev/null
+    for m in api/v3 client/pkg/v3 client/v3 pkg/v3; do
+      if grep -q "go.etcd.io/etcd/$m =>" go.mod; then go mod edit -replace="go.etcd.io/etcd/$m=go.etcd.io/etcd/$m@$ETCD_VERSION"; fi
+    done
+    go build -trimpath -ldflags "-s -w" -o "$K8S_BIN/etcd" . ) || return 1
+  say "etcd $ETCD_VERSION built ($((SECONDS - t)) s)"
+}
+
+# k8s.io/kubernetes as a module has no staging/ and no vendor/: each staging replace is pointed
+# at the published k8s.io/X@v0.MINOR.PATCH, then each command is built on its own.
+ensure_kubernetes() { # command...
+  local missing=() c
+  for c in "$@"; do [ -x "$K8S_BIN/$c" ] || missing+=("$c"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local src=$K8S_HOME/src/kubernetes staging=v0${K8S_VERSION#v1} t=$SECONDS
+  _go_build_env
+  if [ ! -f "$src/.prepared-$K8S_VERSION" ]; then
+    _module_copy "k8s.io/kubernetes@$K8S_VERSION" "$src" || return 1
+    ( cd "$src" || exit 1
+      rm -rf vendor go.work go.work.sum
+      for m in $(sed -n 's#^\s*\(k8s.io/[a-z0-9-]*\) => ./staging/src/.*#\1#p' go.mod); do
+        go mod edit -replace="$m=$m@$staging"
+      done
+      go mod download ) || return 1
+    touch "$src/.prepared-$K8S_VERSION"
+    say "kubernetes $K8S_VERSION sources ready ($((SECONDS - t)) s)"
+  fi
+  local minor; minor=$(echo "$staging" | cut -d. -f2)
+  local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1"
+  ldflags="$ldflags -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+  ldflags="$ldflags -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION"
+  for c in "${missing[@]}"; do
+    t=$SECONDS
+    ( cd "$src" && go build -trimpath -ldflags "$ldflags" -o "$K8S_BIN/$c.partial" "./cmd/$c" ) || return 1
+    mv "$K8S_BIN/$c.partial" "$K8S_BIN/$c"
+    say "$c built ($((SECONDS - t)) s)"
+  done
+}
+
+VALIDATE_TOOLS=(kube-apiserver kubectl)
+CLUSTER_TOOLS=(kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy)
