@@ -11,6 +11,7 @@ started=$SECONDS
 ensure_kubeconform
 ensure_schemas
 ensure_etcd
+ensure_keda_crds
 case ${1:-validate} in
   validate) ensure_kubernetes "${VALIDATE_TOOLS[@]}" ;;
   cluster) ensure_kubernetes "${CLUSTER_TOOLS[@]}" ;;

@@ -85,5 +85,29 @@ ensure_kubernetes() { # command...
   done
 }
 
+# KEDA's CRDs (ScaledObject, TriggerAuthentication), from its published module, so the server
+# dry run checks the keda-workers component against the real schemas.
+KEDA_VERSION=v2.21.0
+ensure_keda_crds() {
+  [ -f "$K8S_HOME/crds/keda.sh_scaledobjects.yaml" ] && return 0
+  local t=$SECONDS dir
+  dir=$(GOFLAGS=-mod=mod go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" | python3 -c 'import json,sys;print(json.load(sys.stdin)["Dir"])') || return 1
+  mkdir -p "$K8S_HOME/crds"
+  cp "$dir/config/crd/bases/keda.sh_scaledobjects.yaml" "$dir/config/crd/bases/keda.sh_triggerauthentications.yaml" "$K8S_HOME/crds/"
+  say "KEDA $KEDA_VERSION CRDs fetched ($((SECONDS - t)) s)"
+}
+
 VALIDATE_TOOLS=(kube-apiserver kubectl)
 CLUSTER_TOOLS=(kube-apiserver kubectl kube-controller-manager kube-scheduler kubelet kube-proxy)
+
+# A free TCP port on loopback (the kernel's pick), so checks run beside a cluster or each other.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Service-account keys and a token file for an API server in folder $1 (made once).
+api_credentials() { # state
+  mkdir -p "$1/pki"
+  [ -f "$1/pki/sa.key" ] || { openssl genrsa -out "$1/pki/sa.key" 2048 && openssl rsa -in "$1/pki/sa.key" -pubout -out "$1/pki/sa.pub"; } 2>/dev/null
+  local token; token=$(openssl rand -hex 16)
+  echo "$token,admin,uid-admin,\"system:masters\"" > "$1/pki/tokens.csv"
+  printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:%s", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: "%s"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n' "$2" "$token" > "$1/admin.kubeconfig"
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""deskgate's own rules for a rendered overlay (docs/kubernetes.md), read from the API server's
+answer to a server-side dry run (`kubectl apply --dry-run=server -o json`, a List) on stdin.
+Prints one line per rule: `ok - <rule>` or `not ok - <rule>: <what breaks it>`.
+
+  check-rendered.py OVERLAY < list.json      OVERLAY=local also requires imagePullPolicy Never
+"""
+import json
+import sys
+
+overlay = sys.argv[1]
+items = json.load(sys.stdin)["items"]
+by_kind = {}
+for item in items:
+    by_kind.setdefault(item["kind"], []).append(item)
+
+
+def name(item):
+    return f'{item["kind"]} {item["metadata"].get("namespace", "-")}/{item["metadata"]["name"]}'
+
+
+def pod_templates():
+    for kind in ("Deployment", "StatefulSet", "Job"):
+        for item in by_kind.get(kind, []):
+            yield item, item["spec"]["template"]["spec"]
+
+
+def config(namespace, key):
+    for item in by_kind.get("ConfigMap", []):
+        if item["metadata"].get("namespace") == namespace and item["metadata"]["name"] == "deskgate-config":
+            return item.get("data", {}).get(key)
+    return None
+
+
+def rule(title, problems):
+    problems = [p for p in problems if p]
+    print(f"ok - {title}" if not problems else f"not ok - {title}: {'; '.join(problems)}")
+
+
+# Graceful termination: the grace covers the preStop pause, the drain and 5 s to exit.
+def grace(item, spec):
+    if item["kind"] != "Deployment":
+        return None
+    drain = int(config(item["metadata"]["namespace"], "DESKGATE_DRAIN_SECONDS") or 10)
+    pause = max((c.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0) for c in spec["containers"]), default=0)
+    need = pause + drain + 5
+    have = spec.get("terminationGracePeriodSeconds", 30)
+    return None if have >= need else f"{name(item)} grace {have} s < preStop {pause} + drain {drain} + 5"
+rule("every Deployment's terminationGracePeriodSeconds covers preStop + DESKGATE_DRAIN_SECONDS + 5 s",
+     [grace(i, s) for i, s in pod_templates()])
+
+containers = [(i, c) for i, s in pod_templates() for c in s["containers"]]
+rule("every container requests CPU and memory and has a memory limit",
+     [None if c.get("resources", {}).get("requests", {}).keys() >= {"cpu", "memory"} and "memory" in c.get("resources", {}).get("limits", {})
+      else f"{name(i)}/{c['name']}" for i, c in containers])
+rule("every long-running container has readiness and liveness probes",
+     [None if i["kind"] == "Job" or ("readinessProbe" in c and "livenessProbe" in c) else f"{name(i)}/{c['name']}" for i, c in containers])
+rule("every container: no privilege escalation, read-only root, capabilities dropped",
+     [None if c.get("securityContext", {}).get("allowPrivilegeEscalation") is False
+      and c.get("securityContext", {}).get("readOnlyRootFilesystem") is True
+      and "ALL" in c.get("securityContext", {}).get("capabilities", {}).get("drop", [])
+      else f"{name(i)}/{c['name']}" for i, c in containers])
+rule("no pod mounts a service account token",
+     [None if s.get("automountServiceAccountToken") is False else name(i) for i, s in pod_templates()])
+rule("only the workers run as root, with exactly SETUID SETGID CHOWN DAC_OVERRIDE FOWNER KILL",
+     [None if (i["metadata"]["name"] == "deskgate-worker") == (c.get("securityContext", {}).get("runAsUser", s.get("securityContext", {}).get("runAsUser")) == 0)
+      and (i["metadata"]["name"] != "deskgate-worker" or sorted(c["securityContext"]["capabilities"].get("add", [])) == sorted(["SETUID", "SETGID", "CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL"]))
+      and (i["metadata"]["name"] == "deskgate-worker" or not c.get("securityContext", {}).get("capabilities", {}).get("add"))
+      else f"{name(i)}/{c['name']}" for i, s in pod_templates() for c in s["containers"]])
+
+namespaces = {n["metadata"]["name"]: n["metadata"].get("labels", {}) for n in by_kind.get("Namespace", [])}
+rule("Pod Security: deskgate enforces restricted, deskgate-workers enforces baseline and audits restricted",
+     [None if namespaces.get("deskgate", {}).get("pod-security.kubernetes.io/enforce") == "restricted" else "deskgate",
+      None if namespaces.get("deskgate-workers", {}).get("pod-security.kubernetes.io/enforce") == "baseline"
+      and namespaces.get("deskgate-workers", {}).get("pod-security.kubernetes.io/audit") == "restricted" else "deskgate-workers"])
+
+policies = by_kind.get("NetworkPolicy", [])
+def default_deny(ns):
+    return any(p["metadata"]["namespace"] == ns and p["spec"].get("podSelector") == {} and set(p["spec"].get("policyTypes", [])) == {"Ingress", "Egress"}
+               and not p["spec"].get("ingress") and not p["spec"].get("egress") for p in policies)
+rule("NetworkPolicy: both namespaces deny all by default", [None if default_deny(ns) else ns for ns in ("deskgate", "deskgate-workers")])
+open_ingress = [p for p in policies for r in p["spec"].get("ingress", []) if not r.get("from")]
+rule("NetworkPolicy: only the gateway takes traffic from anywhere, on 7420 only",
+     [None if p["spec"]["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "gateway"}}
+      and all(port["port"] == 7420 for r in p["spec"]["ingress"] for port in r.get("ports", [])) else name(p) for p in open_ingress]
+     + ([] if open_ingress else ["no policy admits clients to the gateway"]))
+worker_egress = [r for p in policies if p["metadata"]["namespace"] == "deskgate-workers" and p["metadata"]["name"] not in ("dns", "desktop-egress") for r in p["spec"].get("egress", [])]
+rule("NetworkPolicy: workers (and their desktops) reach Redis on 6379 only, besides DNS and the optional desktop-egress",
+     [None if all(port["port"] == 6379 for port in r.get("ports", [])) and r.get("ports") else json.dumps(r) for r in worker_egress]
+     + ([] if worker_egress else ["no egress to Redis"]))
+exposed = [s for s in by_kind.get("Service", []) if s["spec"].get("type", "ClusterIP") != "ClusterIP"]
+rule("no Service is exposed outside the cluster by the manifests (an Ingress or load balancer is the operator's choice)", [name(s) for s in exposed])
+
+if overlay == "local":
+    rule("local: every image is used from the node (imagePullPolicy Never)",
+         [None if c.get("imagePullPolicy") == "Never" else f"{name(i)}/{c['name']}" for i, c in containers])

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Stops what scripts/k8s/cluster-up.sh started and puts the host back: the workloads first (so
+# the kubelet tears their containers down), then each process by its recorded pid, in reverse
+# order, waiting for each; then kube-proxy's iptables chains, the pods' mounts, the cni0
+# bridge, the CNI config and the containerd folders. Safe to run twice.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/k8s/lib.sh
+ST=$K8S_HOME/cluster
+export KUBECONFIG=$ST/admin.kubeconfig
+started=$SECONDS
+if [ -f "$ST/kubelet.pid" ] && "$K8S_BIN/kubectl" get --raw /readyz >/dev/null 2>&1; then
+  "$K8S_BIN/kubectl" delete namespace deskgate deskgate-workers --ignore-not-found --wait=true --timeout=60s >/dev/null 2>&1
+  "$K8S_BIN/kubectl" delete pod --all -A --grace-period=5 --wait=true --timeout=30s >/dev/null 2>&1
+fi
+for name in kube-proxy kubelet containerd scheduler controller-manager apiserver etcd; do
+  pid=$(cat "$ST/$name.pid" 2>/dev/null) || continue
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+    say "stopped $name ($pid)"
+  fi
+  rm -f "$ST/$name.pid"
+done
+# Shims of containers the kubelet did not get to (their parent was our containerd).
+for shim in $(pgrep -f "containerd-shim.*-address /run/deskgate-containerd/" || true); do kill -9 "$shim" 2>/dev/null; done
+[ -x "$K8S_BIN/kube-proxy" ] && "$K8S_BIN/kube-proxy" --cleanup >/dev/null 2>&1
+grep -E " (/var/lib/kubelet|/run/deskgate-containerd|$ST)[/ ]" /proc/mounts | awk '{print $2}' | sort -r | while read -r mount; do umount -l "$mount" 2>/dev/null; done
+ip link show cni0 >/dev/null 2>&1 && ip link delete cni0
+# The bridge plugin's masquerade rules (chains CNI-…, commented with our network's name) of
+# pods whose teardown did not run.
+iptables -t nat -S POSTROUTING 2>/dev/null | grep 'name: \\"deskgate-pods\\"' | while read -r rule; do
+  chain=$(sed -n 's/.* -j \(CNI-[0-9a-f]*\).*/\1/p' <<<"$rule")
+  eval "iptables -t nat ${rule/-A /-D }"
+  [ -n "$chain" ] && iptables -t nat -F "$chain" && iptables -t nat -X "$chain"
+done
+rm -f /etc/cni/net.d/10-deskgate.conflist
+rm -rf /run/deskgate-containerd "$ST/containerd" "$ST/cni" "$ST/etcd"
+say "cluster down ($((SECONDS - started)) s)"

@@ -1,0 +1,118 @@
+/**
+ * deskgate on a real one-node Kubernetes cluster (scripts/k8s/cluster-test.sh brings it up,
+ * loads the images and runs this file; docs/kubernetes.md): the `local` overlay deployed from
+ * scratch, then driven from the host as a client would — the official MCP client through the
+ * gateway's Service (its ClusterIP, via kube-proxy), a worker pod killed in the middle of a
+ * call (a clear worker_lost, then the session's next call on a fresh desktop of the new pod).
+ *
+ * Needs KUBECONFIG (the cluster's admin) and DESKGATE_K8S_BIN (kubectl) from the script.
+ */
+import assert from 'node:assert/strict';
+import { execFile as execFileCallback } from 'node:child_process';
+import { promisify } from 'node:util';
+import { after, before, test } from 'node:test';
+import { decodeImage } from '../support/image.ts';
+import { connect, errorKind, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
+
+const execFile = promisify(execFileCallback);
+const repoRoot = new URL('../../', import.meta.url).pathname;
+const kubectlBin = `${process.env.DESKGATE_K8S_BIN ?? `${repoRoot}.deskgate/k8s/bin`}/kubectl`;
+/** The local overlay's fixed ClusterIP of the gateway Service. */
+const GATEWAY = 'http://10.96.74.20:7420';
+
+async function kubectl(...args: string[]): Promise<string> {
+  try {
+    const { stdout } = await execFile(kubectlBin, args, { cwd: repoRoot, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+    return stdout.trim();
+  } catch (error) {
+    const failed = error as Error & { stderr?: string };
+    throw new Error(`kubectl ${args.join(' ')}: ${failed.message}\n${failed.stderr ?? ''}`);
+  }
+}
+const secret = async (key: string) => Buffer.from(await kubectl('-n', 'deskgate', 'get', 'secret', 'deskgate-secrets', '-o', `jsonpath={.data.${key}}`), 'base64').toString();
+const workerPods = async () => (await kubectl('-n', 'deskgate-workers', 'get', 'pods', '-l', 'app.kubernetes.io/name=worker', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.metadata.deletionTimestamp}{"\\n"}{end}'))
+  .split('\n').filter(Boolean).map((line) => line.split(' ')).filter(([, phase, deleting]) => phase === 'Running' && !deleting).map(([name]) => name!);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+let apiKey = '';
+let operatorKey = '';
+let mcp: McpConnection | undefined;
+
+before(async () => {
+  const started = performance.now();
+  await kubectl('apply', '-f', 'deploy/k8s/base/namespaces.yaml');
+  await execFile(`${repoRoot}scripts/k8s/make-secrets.sh`, ['--redis-host', '10.96.74.21', '--pin-keys'], { cwd: repoRoot, env: { ...process.env, PATH: `${kubectlBin.replace(/\/kubectl$/, '')}:${process.env.PATH}` } });
+  await kubectl('apply', '-k', 'deploy/k8s/overlays/local');
+  await kubectl('-n', 'deskgate', 'rollout', 'status', 'statefulset/redis', '--timeout=180s');
+  await kubectl('-n', 'deskgate', 'wait', '--for=condition=complete', 'job/deskgate-bootstrap', '--timeout=180s');
+  await kubectl('-n', 'deskgate-workers', 'rollout', 'status', 'deployment/deskgate-worker', '--timeout=300s');
+  await kubectl('-n', 'deskgate', 'rollout', 'status', 'deployment/deskgate-gateway', '--timeout=180s');
+  console.log(`apply -k overlays/local → every pod ready: ${seconds(performance.now() - started)}`);
+  apiKey = await secret('DESKGATE_API_KEY');
+  operatorKey = await secret('DESKGATE_OPERATOR_KEY');
+});
+
+after(async () => {
+  await mcp?.close().catch(() => undefined);
+});
+
+test('the local overlay runs: Redis, the bootstrap (with the pinned keys), one gateway, one worker; Pod Security admitted them', async () => {
+  const pods = JSON.parse(await kubectl('get', 'pods', '-A', '-l', 'app.kubernetes.io/part-of=deskgate', '-o', 'json')) as {
+    items: { metadata: { namespace: string; labels: Record<string, string> }; status: { phase: string } }[];
+  };
+  const by = (name: string) => pods.items.filter((pod) => pod.metadata.labels['app.kubernetes.io/name'] === name).map((pod) => `${pod.metadata.namespace}:${pod.status.phase}`);
+  assert.deepEqual(by('redis'), ['deskgate:Running']);
+  assert.deepEqual(by('gateway'), ['deskgate:Running']);
+  assert.deepEqual(by('worker'), ['deskgate-workers:Running']);
+  assert.deepEqual(by('bootstrap'), ['deskgate:Succeeded']);
+  const log = await kubectl('-n', 'deskgate', 'logs', 'job/deskgate-bootstrap');
+  assert.doesNotMatch(log, /dg_[0-9a-f]{8}/, 'pinned keys are not printed');
+  // The gateway answers its probes only for allowed hosts; through the Service it is one of them.
+  const ready = await fetch(`${GATEWAY}/readyz`);
+  assert.equal(ready.status, 200, await ready.text());
+  const foreign = await fetch(`${GATEWAY}/readyz`, { headers: { Host: 'evil.example' } });
+  assert.equal(foreign.status, 403, 'another Host is refused');
+});
+
+test('a session through the gateway Service: the official MCP client gets a screenshot of a worker pod desktop; the operator sees it', async () => {
+  mcp = await connect('2026-07-28', `${GATEWAY}/mcp/k8s`, apiKey);
+  const started = performance.now();
+  const shot = await mcp.call('screenshot');
+  console.log(`first screenshot (desktop allocated from the warm pool): ${seconds(performance.now() - started)}`);
+  assert.ok(!shot.isError, textOf(shot));
+  const image = decodeImage(imageOf(shot).data);
+  assert.deepEqual({ width: image.width, height: image.height }, { width: 1280, height: 800 });
+  const click = await mcp.call('left_click', { coordinate: [640, 400] });
+  assert.equal(errorKind(click), 'no_app_window', textOf(click));
+  const sessions = await fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } });
+  assert.equal(sessions.status, 200);
+  const listed = await sessions.text();
+  assert.match(listed, /k8s/);
+  const [pod] = await workerPods();
+  assert.ok(pod && listed.includes(pod), `the session's worker is the pod ${pod}: ${listed}`);
+  const unauthenticated = await fetch(`${GATEWAY}/v1/sessions`);
+  assert.equal(unauthenticated.status, 401);
+});
+
+test('a worker pod killed mid-call: the call answers worker_lost, the new pod takes the session, its next call works on a fresh desktop', async () => {
+  assert.ok(mcp, 'the session of the previous test');
+  const [victim] = await workerPods();
+  assert.ok(victim);
+  const waiting = mcp.call('wait', { duration: 30 });
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const killed = performance.now();
+  await kubectl('-n', 'deskgate-workers', 'delete', 'pod', victim, '--grace-period=0', '--force', '--wait=false');
+  const answer = await waiting;
+  console.log(`worker pod killed → the call's answer: ${seconds(performance.now() - killed)}`);
+  assert.equal(errorKind(answer), 'worker_lost', textOf(answer));
+
+  await kubectl('-n', 'deskgate-workers', 'rollout', 'status', 'deployment/deskgate-worker', '--timeout=300s');
+  const [replacement] = await workerPods();
+  assert.ok(replacement && replacement !== victim, `a new worker pod (${replacement})`);
+  console.log(`worker pod killed → its replacement ready: ${seconds(performance.now() - killed)}`);
+  const fresh = await mcp.call('screenshot');
+  assert.ok(!fresh.isError, textOf(fresh));
+  assert.match(textOf(fresh), /desktop was lost/);
+  const sessions = await (await fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } })).text();
+  assert.ok(sessions.includes(replacement), `the session is on ${replacement}: ${sessions}`);
+});
