@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ToolError, type CoordinateMode, type ScreenshotAfter } from '@deskgate/computer-use';
+import { runBlockingLoop } from '@deskgate/service-kit';
 import { actionReply, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { DesktopLocks, EPOCH_RETENTION_MS, LOCK_LEASE_MS, LockHeldError, type LockHolder } from './desktop-lock.ts';
 import { keys } from './keys.ts';
@@ -167,23 +168,20 @@ export class ActionClient {
     }
   }
 
-  private async readReplies(): Promise<void> {
-    while (this.running) {
-      let popped: [string, string] | null;
-      try {
-        popped = await this.reader.blpop(this.replyKey, 1);
-      } catch (error) {
-        if (!this.running) return;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        continue;
-      }
-      if (!popped) continue;
-      const parsed = actionReply.safeParse(JSON.parse(popped[1]));
-      if (!parsed.success) continue;
-      const pending = this.pending.get(parsed.data.id);
-      this.pending.delete(parsed.data.id);
-      pending?.resolve(parsed.data);
-    }
+  /** Reads replies until closed; a read that fails (Redis unreachable) is retried — each call's own watch reports the outage. */
+  private readReplies(): Promise<void> {
+    return runBlockingLoop<[string, string]>({
+      running: () => this.running,
+      next: () => this.reader.blpop(this.replyKey, 1),
+      handle: ([, raw]) => {
+        const parsed = actionReply.safeParse(JSON.parse(raw));
+        if (!parsed.success) return;
+        const pending = this.pending.get(parsed.data.id);
+        this.pending.delete(parsed.data.id);
+        pending?.resolve(parsed.data);
+      },
+      onError: () => undefined,
+    });
   }
 
   async close(): Promise<void> {

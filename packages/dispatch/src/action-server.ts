@@ -12,6 +12,7 @@
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import { errorResult } from '@deskgate/computer-use';
+import { runBlockingLoop } from '@deskgate/service-kit';
 import { actionRequest, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { staleEpochMessage } from './desktop-lock.ts';
 import { keys } from './keys.ts';
@@ -62,62 +63,62 @@ export class ActionServer {
     return claimed as Claim;
   }
 
-  private async serve(): Promise<void> {
+  /** Claims requests until closed; a claim that fails (Redis unreachable) is retried, the outage reported once. */
+  private serve(): Promise<void> {
     const queue = keys.desktopActions(this.desktopId);
     const lock = keys.desktopLock(this.desktopId);
     const waitSeconds = this.waitSeconds();
-    // While Redis is unreachable the claim fails at once: retry every 200 ms (the connection
-    // reconnects by itself), and report an outage once, not five times a second.
-    let unreachable = false;
-    while (this.running) {
-      let claimed: Claim;
-      try {
-        claimed = await this.claim(queue, lock, waitSeconds);
-        unreachable = false;
-      } catch (error) {
-        if (!this.running) return;
-        if (!(unreachable && isRedisUnavailable(error))) this.onError(error);
-        unreachable = isRedisUnavailable(error);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        continue;
-      }
-      if (claimed[0] === 0) continue;
-      const poppedAt = Date.now();
-      if (claimed[0] === -2) {
-        this.onError(new Error(`dropped an action entry that is not "<epoch>|<request>": ${claimed[1].slice(0, 200)}`));
-        continue;
-      }
-      const [verdict, body, epoch, lockEpoch] = claimed;
-      let request: ActionRequest;
-      try {
-        request = actionRequest.parse({ ...(JSON.parse(body) as object), epoch });
-      } catch (error) {
-        this.onError(error);
-        continue;
-      }
-      const stale = verdict === -1 ? staleEpochMessage(epoch, lockEpoch || null) : null;
-      let reply: HandledAction;
-      if (poppedAt > request.deadline) {
-        // The caller already got a timeout: running this now would be a surprise replay.
-        reply = { result: errorResult('timeout', `${request.tool} expired in the queue and was not run.`), timings: {} };
-      } else if (stale) {
-        reply = { result: errorResult('stale_epoch', stale), timings: {} };
-      } else {
-        reply = await this.handle(request).catch((error: unknown) => ({
-          result: errorResult('executor_failed', `${request.tool} failed in the worker: ${error instanceof Error ? error.message : String(error)}`),
-          timings: {},
-        }));
-      }
-      const { persist, ...answer } = reply;
-      answer.timings.queueMs = poppedAt - request.sentAt;
-      const multi = this.redis.multi();
-      persist?.(multi);
-      await multi
-        .rpush(request.replyTo, JSON.stringify({ id: request.id, ...answer }))
-        .expire(request.replyTo, REPLY_TTL_SECONDS)
-        .exec()
-        .catch(this.onError);
+    return runBlockingLoop<Exclude<Claim, [0]>>({
+      running: () => this.running,
+      next: async () => {
+        const claimed = await this.claim(queue, lock, waitSeconds);
+        return claimed[0] === 0 ? null : claimed;
+      },
+      handle: (claimed) => this.answer(claimed),
+      onError: (error, repeated) => {
+        if (!(repeated && isRedisUnavailable(error))) this.onError(error);
+      },
+      sameOutage: isRedisUnavailable,
+    });
+  }
+
+  /** Runs one claimed request (or refuses it: expired, stale epoch, malformed) and pushes its reply. */
+  private async answer(claimed: Exclude<Claim, [0]>): Promise<void> {
+    const poppedAt = Date.now();
+    if (claimed[0] === -2) {
+      this.onError(new Error(`dropped an action entry that is not "<epoch>|<request>": ${claimed[1].slice(0, 200)}`));
+      return;
     }
+    const [verdict, body, epoch, lockEpoch] = claimed;
+    let request: ActionRequest;
+    try {
+      request = actionRequest.parse({ ...(JSON.parse(body) as object), epoch });
+    } catch (error) {
+      this.onError(error);
+      return;
+    }
+    const stale = verdict === -1 ? staleEpochMessage(epoch, lockEpoch || null) : null;
+    let reply: HandledAction;
+    if (poppedAt > request.deadline) {
+      // The caller already got a timeout: running this now would be a surprise replay.
+      reply = { result: errorResult('timeout', `${request.tool} expired in the queue and was not run.`), timings: {} };
+    } else if (stale) {
+      reply = { result: errorResult('stale_epoch', stale), timings: {} };
+    } else {
+      reply = await this.handle(request).catch((error: unknown) => ({
+        result: errorResult('executor_failed', `${request.tool} failed in the worker: ${error instanceof Error ? error.message : String(error)}`),
+        timings: {},
+      }));
+    }
+    const { persist, ...answer } = reply;
+    answer.timings.queueMs = poppedAt - request.sentAt;
+    const multi = this.redis.multi();
+    persist?.(multi);
+    await multi
+      .rpush(request.replyTo, JSON.stringify({ id: request.id, ...answer }))
+      .expire(request.replyTo, REPLY_TTL_SECONDS)
+      .exec()
+      .catch(this.onError);
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@ export { ActionServer, type ActionHandler, type HandledAction } from './action-s
 export * from './session-store.ts';
 export * from './desktop-registry.ts';
 export * from './lifecycle.ts';
+export * from './fleet-demand.ts';
 export * from './audit-log.ts';
 export * from './approvals.ts';
 export * from './short-lived-cache.ts';

@@ -51,6 +51,10 @@ export const workerCapacity = z.object({
   free: z.number(),
   /** When an idle session's desktop is next due to be reaped (ms since the epoch), 0 if none is. */
   nextFreeAt: z.number(),
+  /** Desktops held by sessions (autoscalers read it: never scale in below these). */
+  busy: z.number().default(0),
+  /** Warm spares, started and waiting for a session. */
+  warm: z.number().default(0),
   /** When this was published. */
   at: z.number(),
 });
@@ -65,7 +69,7 @@ export interface Capacity {
   nextFreeAt: number;
 }
 
-export async function publishCapacity(redis: Redis, workerId: string, capacity: Omit<WorkerCapacity, 'at'>): Promise<void> {
+export async function publishCapacity(redis: Redis, workerId: string, capacity: Omit<z.input<typeof workerCapacity>, 'at'>): Promise<void> {
   await redis.hset(CAPACITY_KEY, workerId, JSON.stringify({ ...capacity, at: Date.now() }));
 }
 
@@ -73,12 +77,25 @@ export async function withdrawCapacity(redis: Redis, workerId: string): Promise<
   await redis.hdel(CAPACITY_KEY, workerId);
 }
 
+/** The live workers' records, by worker id (a record older than CAPACITY_FRESH_MS, or unreadable, is left out). */
+export async function readWorkerCapacities(redis: Redis, now = Date.now()): Promise<Map<string, WorkerCapacity>> {
+  const live = new Map<string, WorkerCapacity>();
+  for (const [workerId, raw] of Object.entries(await redis.hgetall(CAPACITY_KEY))) {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    const parsed = workerCapacity.safeParse(value);
+    if (parsed.success && now - parsed.data.at <= CAPACITY_FRESH_MS) live.set(workerId, parsed.data);
+  }
+  return live;
+}
+
 export async function readCapacity(redis: Redis, now = Date.now()): Promise<Capacity> {
   const total: Capacity = { workers: 0, max: 0, free: 0, nextFreeAt: 0 };
-  for (const raw of Object.values(await redis.hgetall(CAPACITY_KEY))) {
-    const parsed = workerCapacity.safeParse(JSON.parse(raw));
-    if (!parsed.success || now - parsed.data.at > CAPACITY_FRESH_MS) continue;
-    const worker = parsed.data;
+  for (const worker of (await readWorkerCapacities(redis, now)).values()) {
     total.workers++;
     total.max += worker.max;
     total.free += worker.free;
@@ -143,6 +160,11 @@ export class LifecycleClient {
   /** The live workers' room, added up. */
   capacity(): Promise<Capacity> {
     return readCapacity(this.redis);
+  }
+
+  /** Sessions waiting for a desktop: allocations no worker has taken yet. */
+  waitingSessions(): Promise<number> {
+    return this.queue.getWaitingCount();
   }
 
   /**

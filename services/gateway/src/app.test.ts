@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { AuditLog, DesktopRegistry, KillSwitch, SessionStore, TenantQuotas, type ActionClient, type LifecycleClient } from '@deskgate/dispatch';
+import { AuditLog, fleetDemand, publishCapacity, readWorkerCapacities, DesktopRegistry, KillSwitch, SessionStore, TenantQuotas, type ActionClient, type LifecycleClient } from '@deskgate/dispatch';
 import { pino } from 'pino';
 import { startPrivateRedis, type PrivateRedis } from '../../../scripts/lib/redis-server.ts';
 import { createApp } from './app.ts';
@@ -21,19 +21,26 @@ let redis: Redis;
 let app: ReturnType<typeof createApp>;
 const keyOf = {} as Record<Role, string>;
 
+const FLEET_TOKEN = 'fleet-token-for-the-autoscaler-0123456789';
+let fleetApp: ReturnType<typeof createApp>;
+
 before(async () => {
   server = await startPrivateRedis();
   redis = new Redis(server.url);
-  const config = loadConfig({});
   const log = pino({ level: 'silent' });
   const quotas = new TenantQuotas(redis);
   const apiKeys = new ApiKeyStore(redis);
-  // Nothing here allocates a desktop or sends an action.
-  const router = new SessionRouter(
-    { redis, sessions: new SessionStore(redis), desktops: new DesktopRegistry(redis), lifecycle: {} as LifecycleClient, actions: {} as ActionClient, quotas, log },
-    config,
-  );
-  app = createApp({ config, redis, apiKeys, router, metrics: createGatewayMetrics(), audit: new AuditLog(redis), killSwitch: new KillSwitch(redis), quotas, log });
+  const build = (config: ReturnType<typeof loadConfig>) => {
+    // Nothing here allocates a desktop or sends an action.
+    const router = new SessionRouter(
+      { redis, sessions: new SessionStore(redis), desktops: new DesktopRegistry(redis), lifecycle: {} as LifecycleClient, actions: {} as ActionClient, quotas, log },
+      config,
+    );
+    const fleet = async () => fleetDemand(await readWorkerCapacities(redis), 2, config.fleet, 42);
+    return createApp({ config, fleetDemand: fleet, redis, apiKeys, router, metrics: createGatewayMetrics(fleet), audit: new AuditLog(redis), killSwitch: new KillSwitch(redis), quotas, log });
+  };
+  app = build(loadConfig({}));
+  fleetApp = build(loadConfig({ DESKGATE_FLEET_TOKEN: FLEET_TOKEN, DESKGATE_FLEET_WARM_DESKTOPS: '1' }));
   for (const role of ROLES) keyOf[role] = (await apiKeys.create('acme', role, role)).key;
 });
 after(async () => {
@@ -141,4 +148,38 @@ test('a key stored before roles existed is an agent', async () => {
   await redis.hset('deskgate:apikeys', createHash('sha256').update(legacy).digest('hex'), JSON.stringify({ tenant: 'acme', keyId: 'k_old', label: '', createdAt: 1 }));
   assert.equal((await call('PUT', '/v1/killswitch', legacy, { on: false })).status, 403);
   assert.equal((await call('GET', '/v1/sessions', legacy)).status, 200);
+});
+
+test('the fleet demand route: off (404) without a fleet token; with one, only that token reads the fleet-wide figures', async () => {
+  const demand = (target: typeof app, token?: string) =>
+    target.request('/v1/fleet/demand', { headers: { host: 'localhost:7420', ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  assert.equal((await demand(app, FLEET_TOKEN)).status, 404);
+  for (const wrong of [undefined, keyOf.admin, keyOf.operator, `${FLEET_TOKEN}x`]) {
+    const refused = await demand(fleetApp, wrong);
+    assert.equal(refused.status, 401, `refused: ${wrong === undefined ? 'no token' : 'another token'}`);
+    assert.equal(((await refused.json()) as { error: string }).error, 'unauthorized');
+  }
+  await publishCapacity(redis, 'w-fleet-a', { max: 4, free: 1, nextFreeAt: 0, busy: 3, warm: 1 });
+  await publishCapacity(redis, 'w-fleet-b', { max: 4, free: 4, nextFreeAt: 0, busy: 0, warm: 1 });
+  try {
+    const answered = await demand(fleetApp, FLEET_TOKEN);
+    assert.equal(answered.status, 200);
+    const body = (await answered.json()) as Record<string, unknown>;
+    // Two sessions waiting (this test's reading), one warm desktop wanted: 3 + 2 + 1.
+    assert.deepEqual(body, {
+      workers: 2,
+      desktops: { capacity: 8, busy: 3, warm: 2, free: 5 },
+      sessions: { waiting: 2 },
+      wanted: { desktops: 6, workers: 2 },
+      desktopsPerWorker: 4,
+      at: 42,
+    });
+    // The same figures as Prometheus gauges, for an operator.
+    const scraped = await (await fleetApp.request('/metrics', { headers: { host: 'localhost:7420', authorization: `Bearer ${keyOf.operator}` } })).text();
+    assert.match(scraped, /^deskgate_fleet_desktops\{state="busy"\} 3$/m);
+    assert.match(scraped, /^deskgate_fleet_sessions_waiting 2$/m);
+    assert.match(scraped, /^deskgate_fleet_wanted_workers 2$/m);
+  } finally {
+    await redis.hdel('deskgate:workers:capacity', 'w-fleet-a', 'w-fleet-b');
+  }
 });

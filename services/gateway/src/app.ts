@@ -8,8 +8,9 @@
  * keys. Errors are thrown as ApiError and rendered by one onError.
  */
 import { Hono } from 'hono';
+import { metricsResponse } from '@deskgate/service-kit';
 import { COORDINATE_MODES, type CoordinateMode, type Surface, SCREENSHOT_AFTER, type ScreenshotAfter } from '@deskgate/computer-use';
-import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, type AuditLog, type KillSwitch, type TenantQuotas } from '@deskgate/dispatch';
+import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, type AuditLog, type FleetDemand, type KillSwitch, type TenantQuotas } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyStore } from './auth/api-keys.ts';
@@ -21,6 +22,7 @@ import { auditRoute } from './http/audit-route.ts';
 import { keyRoutes } from './http/key-routes.ts';
 import { killSwitchRoutes } from './http/killswitch-routes.ts';
 import { lockRoutes } from './http/lock-routes.ts';
+import { fleetDemandRoute } from './http/fleet-route.ts';
 import type { GatewayMetrics } from './http/metrics.ts';
 import { sessionRoutes } from './http/session-routes.ts';
 import { createCallAuditor } from './mcp/call-auditor.ts';
@@ -50,6 +52,8 @@ async function redisAnswers(redis: Redis, withinMs: number): Promise<boolean> {
 
 export interface AppDeps {
   config: GatewayConfig;
+  /** What the fleet needs (GET /v1/fleet/demand, with the fleet token). */
+  fleetDemand: () => Promise<FleetDemand>;
   redis: Redis;
   apiKeys: ApiKeyStore;
   router: SessionRouter;
@@ -60,7 +64,7 @@ export interface AppDeps {
   log: Logger;
 }
 
-export function createApp({ config, redis, apiKeys, router, metrics, audit, killSwitch, quotas, log }: AppDeps) {
+export function createApp({ config, fleetDemand, redis, apiKeys, router, metrics, audit, killSwitch, quotas, log }: AppDeps) {
   const app = new Hono<AuthEnv>();
   const auditCall = createCallAuditor({ audit, log, metrics, keepText: config.audit.keepText });
   const mcp = createMcpEndpoint(createServerFactory({ router, metrics, log, auditCall, killSwitch, quotas }), {
@@ -85,9 +89,11 @@ export function createApp({ config, redis, apiKeys, router, metrics, audit, kill
       },
     }),
   );
+  // Autoscalers authenticate with the fleet token, not a tenant's key.
+  app.get('/v1/fleet/demand', fleetDemandRoute(config.fleet.token, fleetDemand));
   app.use(bearerAuth({ verify: (key) => apiKeys.verify(key) }));
 
-  app.get('/metrics', requireRole(...CAN.readMetrics), async (c) => c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }));
+  app.get('/metrics', requireRole(...CAN.readMetrics), () => metricsResponse(metrics.registry));
 
   const serveMcp = (path: string, surface: Surface) =>
     app.all(path, requireRole(...CAN.driveDesktops), async (c) => {

@@ -4,18 +4,10 @@
  */
 import { z } from 'zod';
 import { LOCK_LEASE_MS, QUOTA_DEFAULTS } from '@deskgate/dispatch';
-
-const list = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
-  .optional();
-
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+import { envFlag as flag, envList as list, parseEnv, serviceEnv } from '@deskgate/service-kit';
 
 const schema = z.object({
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  ...serviceEnv,
   DESKGATE_HOST: z.string().default('127.0.0.1'),
   DESKGATE_PORT: z.coerce.number().int().min(0).max(65535).default(7420),
   DESKGATE_ALLOWED_HOSTS: list,
@@ -30,7 +22,10 @@ const schema = z.object({
   DESKGATE_AUDIT_TTL_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
   DESKGATE_TENANT_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(QUOTA_DEFAULTS.maxSessions),
   DESKGATE_TENANT_CALLS_PER_SECOND: z.coerce.number().int().min(0).max(1_000_000).default(QUOTA_DEFAULTS.callsPerSecond),
-  DESKGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // The fleet demand endpoint's bearer token (autoscalers); unset: the endpoint answers 404.
+  DESKGATE_FLEET_TOKEN: z.string().min(24, 'at least 24 characters').optional(),
+  DESKGATE_FLEET_WARM_DESKTOPS: z.coerce.number().int().min(0).max(1000).default(1),
+  DESKGATE_FLEET_DESKTOPS_PER_WORKER: z.coerce.number().int().min(1).max(256).default(4),
 });
 
 export type GatewayConfig = ReturnType<typeof loadConfig>;
@@ -38,12 +33,7 @@ export type GatewayConfig = ReturnType<typeof loadConfig>;
 const LOCALHOST = ['127.0.0.1', 'localhost', '::1'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid gateway configuration — ${problems.join('; ')}`);
-  }
-  const c = parsed.data;
+  const c = parseEnv('gateway', schema, env);
   const local = LOCALHOST.includes(c.DESKGATE_HOST);
   return {
     redisUrl: c.REDIS_URL,
@@ -61,6 +51,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     // A controller keeps its desktop this long after its last action ends (then another may take it).
     lockLeaseMs: c.DESKGATE_LOCK_LEASE_MS,
     logLevel: c.DESKGATE_LOG_LEVEL,
+    /** SIGTERM lets requests in flight finish for this long. */
+    drainMs: c.DESKGATE_DRAIN_SECONDS * 1000,
+    /**
+     * What autoscalers read (GET /v1/fleet/demand): its token, the spare desktops the fleet keeps
+     * beyond those in use, and the desktops per worker assumed while no worker is up.
+     */
+    fleet: { token: c.DESKGATE_FLEET_TOKEN, warmDesktops: c.DESKGATE_FLEET_WARM_DESKTOPS, desktopsPerWorker: c.DESKGATE_FLEET_DESKTOPS_PER_WORKER },
     // Per tenant: sessions (desktops) held at once, and tool calls per second (0 = no limit).
     quotas: { maxSessions: c.DESKGATE_TENANT_MAX_SESSIONS, callsPerSecond: c.DESKGATE_TENANT_CALLS_PER_SECOND },
     // Typed text and clipboard contents are redacted from the audit log unless this is set.

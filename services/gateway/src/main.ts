@@ -5,7 +5,8 @@
  * A gateway holds no session state, so its sessions carry on through the others.
  */
 import { serve } from '@hono/node-server';
-import { ActionClient, AuditLog, DesktopRegistry, KillSwitch, LifecycleClient, SessionStore, TenantQuotas, createLogger, createRedis } from '@deskgate/dispatch';
+import { ActionClient, AuditLog, DesktopRegistry, KillSwitch, LifecycleClient, SessionStore, TenantQuotas, createLogger, createRedis, fleetDemand, readWorkerCapacities } from '@deskgate/dispatch';
+import { handleStopSignals, withinMs } from '@deskgate/service-kit';
 import { createApp } from './app.ts';
 import { ApiKeyStore } from './auth/api-keys.ts';
 import { loadConfig } from './config.ts';
@@ -30,17 +31,26 @@ await lifecycle.ready();
 const actions = new ActionClient(redis, { lockLeaseMs: config.lockLeaseMs });
 // A session being started holds its place in the tenant's quota a little past its wait for a desktop and its allocation timeout.
 const quotas = new TenantQuotas(redis, { ...config.quotas, reservationMs: config.desktopWaitMs + config.allocateTimeoutMs + 10_000 });
-const router = new SessionRouter({ redis, sessions: new SessionStore(redis), desktops: new DesktopRegistry(redis), lifecycle, actions, quotas, log }, config);
+// What the fleet needs, for autoscalers (the demand route and the fleet gauges).
+const readDemand = async () => fleetDemand(await readWorkerCapacities(redis), await lifecycle.waitingSessions(), config.fleet);
+const metrics = createGatewayMetrics(readDemand);
+const router = new SessionRouter(
+  {
+    redis,
+    sessions: new SessionStore(redis),
+    desktops: new DesktopRegistry(redis),
+    lifecycle,
+    actions,
+    quotas,
+    log,
+    onDesktopWait: (ms, outcome) => metrics.desktopWaitSeconds.observe({ outcome }, ms / 1000),
+  },
+  config,
+);
 const audit = new AuditLog(redis, { maxEntries: config.audit.maxEntries, ttlSeconds: config.audit.ttlSeconds });
 const killSwitch = new KillSwitch(redis);
-const app = createApp({ config, redis, apiKeys: new ApiKeyStore(redis), router, metrics: createGatewayMetrics(), audit, killSwitch, quotas, log });
+const app = createApp({ config, fleetDemand: readDemand, redis, apiKeys: new ApiKeyStore(redis), router, metrics, audit, killSwitch, quotas, log });
 
-/** How long a drain (SIGTERM) lets requests in flight finish: 0–600 s, default 10. */
-const drainSeconds = Number(process.env.DESKGATE_DRAIN_SECONDS || 10);
-if (!(Number.isFinite(drainSeconds) && drainSeconds >= 0 && drainSeconds <= 600)) {
-  log.fatal({ DESKGATE_DRAIN_SECONDS: process.env.DESKGATE_DRAIN_SECONDS }, 'DESKGATE_DRAIN_SECONDS must be a number of seconds from 0 to 600');
-  process.exit(1);
-}
 let draining = false;
 /** Requests in flight, counted until their response is sent (an SSE stream included). */
 let inFlight = 0;
@@ -66,27 +76,28 @@ server.on('request', (_request, response) => {
   response.once('close', () => inFlight--);
 });
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  const started = performance.now();
-  const drainMs = signal === 'SIGTERM' ? drainSeconds * 1000 : 0;
-  draining = true;
-  log.info({ signal, drainMs, inFlight }, drainMs > 0 ? 'gateway draining' : 'gateway stopping');
-  // No new connections; idle keep-alive ones are closed, busy ones after their response.
-  server.close();
-  (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-  // The action channel keeps reading replies while requests in flight finish.
-  const waitUntil = performance.now() + drainMs;
-  while (inFlight > 0 && performance.now() < waitUntil) await new Promise((resolve) => setTimeout(resolve, 25));
-  if (drainMs > 0) log.info({ cutOff: inFlight, ms: Math.round(performance.now() - started) }, inFlight > 0 ? `drain: ${inFlight} requests still running were cut off` : 'drain: every request in flight finished');
-  // Closing the queues talks to Redis, which may be gone (a sandbox's Ctrl-C): a second at most.
-  const closed = Promise.all([actions.close().catch(() => undefined), lifecycle.close().catch(() => undefined)]);
-  await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-  redis.disconnect();
-  log.info({ ms: Math.round(performance.now() - started) }, 'gateway stopped');
-  process.exit(0);
-}
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+/** Past the drain, closing the queues and Redis gets this long before the process exits regardless. */
+const TEARDOWN_BOUND_MS = 3000;
+
+handleStopSignals({
+  service: 'gateway',
+  log,
+  drainMs: config.drainMs,
+  teardownMs: TEARDOWN_BOUND_MS,
+  async stop(signal, drainMs) {
+    const started = performance.now();
+    draining = true;
+    log.info({ signal, drainMs, inFlight }, drainMs > 0 ? 'gateway draining' : 'gateway stopping');
+    // No new connections; idle keep-alive ones are closed, busy ones after their response.
+    server.close();
+    (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+    // The action channel keeps reading replies while requests in flight finish.
+    const waitUntil = performance.now() + drainMs;
+    while (inFlight > 0 && performance.now() < waitUntil) await new Promise((resolve) => setTimeout(resolve, 25));
+    if (drainMs > 0) log.info({ cutOff: inFlight, ms: Math.round(performance.now() - started) }, inFlight > 0 ? `drain: ${inFlight} requests still running were cut off` : 'drain: every request in flight finished');
+    // Closing the queues talks to Redis, which may be gone (a sandbox's Ctrl-C): a second at most.
+    await withinMs(Promise.all([actions.close(), lifecycle.close()]), 1000);
+    redis.disconnect();
+    log.info({ ms: Math.round(performance.now() - started) }, 'gateway stopped');
+  },
+});

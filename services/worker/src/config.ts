@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { envFlag as flag, parseEnv, serviceEnv } from '@deskgate/service-kit';
 import { launchExtraSchema } from './launch/launch-rules.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -56,10 +57,8 @@ export function capacityFor(host: HostResources): { maxDesktops: number; reason:
   return { maxDesktops, reason };
 }
 
-const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => ['true', '1', 'yes'].includes(value));
-
 const schema = z.object({
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  ...serviceEnv,
   DESKGATE_WORKER_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/).default(() => `w-${randomUUID().slice(0, 8)}`),
   DESKGATE_DESKTOP_SIZE: size.default({ width: 1280, height: 800 }),
   DESKGATE_DESKTOP_MONITORS: z.coerce.number().int().min(1).max(4).default(1),
@@ -82,19 +81,11 @@ const schema = z.object({
   DESKGATE_CONTAINER_RUN_DIR: z.string().regex(/^\/[^\0]*$/, 'an absolute path').default('/run/deskgate/desktops'),
   DESKGATE_DESKTOP_MEMORY_MB: z.coerce.number().int().min(256).max(65536).default(1024),
   DESKGATE_DESKTOP_CPUS: z.coerce.number().min(0.1).max(64).default(1),
-  DESKGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type WorkerConfig = ReturnType<typeof loadConfig>;
 
-function parse(env: NodeJS.ProcessEnv) {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid worker configuration — ${problems.join('; ')}`);
-  }
-  return parsed.data;
-}
+const parse = (env: NodeJS.ProcessEnv) => parseEnv('worker', schema, env);
 
 let launch: { desktopDir: string; launchExtra: Map<string, string[]> } | null = null;
 
@@ -148,5 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, host: HostResou
       cpus: c.DESKGATE_DESKTOP_CPUS,
     },
     logLevel: c.DESKGATE_LOG_LEVEL,
+    /** SIGTERM lets running calls finish for this long. */
+    drainMs: c.DESKGATE_DRAIN_SECONDS * 1000,
   };
 }

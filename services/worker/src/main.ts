@@ -6,6 +6,7 @@
  */
 import { serve } from '@hono/node-server';
 import { createLogger, createRedis } from '@deskgate/dispatch';
+import { handleStopSignals, withinMs } from '@deskgate/service-kit';
 import { loadConfig } from './config.ts';
 import { DesktopPool } from './desktops/desktop-pool.ts';
 import { ContainerDesktopProvider } from './desktops/container-provider.ts';
@@ -31,12 +32,6 @@ const pool = new DesktopPool(config, provider, redis, metrics, log, loadPolicyFi
 
 let ready = false;
 const port = Number(process.env.DESKGATE_WORKER_PORT ?? 0);
-/** How long a drain (SIGTERM) lets running calls finish: 0–600 s, default 10. */
-const drainSeconds = Number(process.env.DESKGATE_DRAIN_SECONDS || 10);
-if (!(Number.isFinite(drainSeconds) && drainSeconds >= 0 && drainSeconds <= 600)) {
-  log.fatal({ DESKGATE_DRAIN_SECONDS: process.env.DESKGATE_DRAIN_SECONDS }, 'DESKGATE_DRAIN_SECONDS must be a number of seconds from 0 to 600');
-  process.exit(1);
-}
 /** Past the drain bound, teardown gets this long before the process exits regardless. */
 const TEARDOWN_BOUND_MS = 5000;
 const http = serve({ fetch: createHealthApp(metrics, () => ready && pool.ready).fetch, port, hostname: '127.0.0.1' }, (info) =>
@@ -49,7 +44,6 @@ ready = true;
 // Readiness is announced whatever the log level: launchers wait for this line.
 log.child({}, { level: 'info' }).info({ maxDesktops: config.maxDesktops, warm: config.warmDesktops, size: config.desktopSize }, 'worker ready');
 
-let stopping = false;
 /**
  * SIGTERM (drain): takes no new allocation and withdraws its room at once; its desktops take
  * no new call (answered worker_lost, nothing run, the session moves elsewhere on its next
@@ -58,35 +52,30 @@ let stopping = false;
  * how long each part took. Redis may already be gone: nothing here waits on it for more than
  * a bound, and the process exits within the drain bound plus TEARDOWN_BOUND_MS whatever hangs.
  */
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  const started = performance.now();
-  const took = (since: number) => Math.round(performance.now() - since);
-  const drainMs = signal === 'SIGTERM' ? drainSeconds * 1000 : 0;
-  log.info({ signal, drainMs }, drainMs > 0 ? 'worker draining' : 'worker stopping');
-  setTimeout(() => {
-    log.error({ ms: took(started) }, 'worker did not stop within its bound; exiting');
-    process.exit(1);
-  }, drainMs + TEARDOWN_BOUND_MS).unref();
-  ready = false;
-  const ms: Record<string, number> = {};
-  // BullMQ's close talks to Redis, which may be gone: it gets a second.
-  const bounded = (work: Promise<unknown>) => Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-  const allocationsStopped = bounded(lifecycle.stopAllocating()).then(() => (ms.allocations = took(started)));
-  // SIGINT: every desktop torn down at once, in parallel (no drain step before it).
-  const drained = (drainMs > 0 ? pool.drain(drainMs) : pool.close().then(() => ({ waitedMs: 0, cutOff: 0 }))).then(({ waitedMs, cutOff }) => {
-    ms.desktops = took(started);
-    if (drainMs > 0) log.info({ waitedMs, cutOff }, cutOff > 0 ? `drain: ${cutOff} calls still running after ${drainSeconds} s were answered worker_lost` : 'drain: every running call finished');
-  });
-  await Promise.all([allocationsStopped, drained]);
-  // Releases are taken until the desktops are gone (a session ended during the drain).
-  await bounded(lifecycle.close());
-  ms.lifecycle = took(started);
-  http.close();
-  redis.disconnect();
-  log.info({ ms: { ...ms, total: took(started) } }, 'worker stopped');
-  process.exit(0);
-}
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+handleStopSignals({
+  service: 'worker',
+  log,
+  drainMs: config.drainMs,
+  teardownMs: TEARDOWN_BOUND_MS,
+  async stop(signal, drainMs) {
+    const started = performance.now();
+    const took = (since: number) => Math.round(performance.now() - since);
+    log.info({ signal, drainMs }, drainMs > 0 ? 'worker draining' : 'worker stopping');
+    ready = false;
+    const ms: Record<string, number> = {};
+    // BullMQ's close talks to Redis, which may be gone: it gets a second.
+    const allocationsStopped = withinMs(lifecycle.stopAllocating(), 1000).then(() => (ms.allocations = took(started)));
+    // SIGINT: every desktop torn down at once, in parallel (no drain step before it).
+    const drained = (drainMs > 0 ? pool.drain(drainMs) : pool.close().then(() => ({ waitedMs: 0, cutOff: 0 }))).then(({ waitedMs, cutOff }) => {
+      ms.desktops = took(started);
+      if (drainMs > 0) log.info({ waitedMs, cutOff }, cutOff > 0 ? `drain: ${cutOff} calls still running after ${drainMs / 1000} s were answered worker_lost` : 'drain: every running call finished');
+    });
+    await Promise.all([allocationsStopped, drained]);
+    // Releases are taken until the desktops are gone (a session ended during the drain).
+    await withinMs(lifecycle.close(), 1000);
+    ms.lifecycle = took(started);
+    http.close();
+    redis.disconnect();
+    log.info({ ms: { ...ms, total: took(started) } }, 'worker stopped');
+  },
+});

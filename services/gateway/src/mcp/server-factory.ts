@@ -66,6 +66,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
         const reply = await router.call(scope.ref, caller, name, call.args, extraMs, scope.coordinateMode);
         result = reply.result as ToolCallResult;
         timings = reply.timings;
+        if (timings.queueMs !== undefined) metrics.actionQueueSeconds.observe({ tool: name }, timings.queueMs / 1000);
       } catch (error) {
         if (isToolError(error)) result = errorResult(error.kind, error.message);
         else if (isRedisUnavailable(error)) {

@@ -49,6 +49,8 @@ export interface RouterDeps {
   actions: ActionClient;
   quotas: TenantQuotas;
   log: Logger;
+  /** Told how long each new session waited for its desktop, and how that ended (metrics). */
+  onDesktopWait?(ms: number, outcome: 'ok' | 'busy' | 'failed'): void;
 }
 
 export interface RouterSettings {
@@ -153,9 +155,12 @@ export class SessionRouter {
   private async startSession(ref: SessionRef, caller: Caller, coordinateMode: CoordinateMode): Promise<string> {
     const release = await this.deps.quotas.reserveSession(ref);
     let desktopId: string;
+    const waitStarted = performance.now();
     try {
       desktopId = await this.deps.lifecycle.allocate(ref, { waitMs: this.settings.desktopWaitMs, startMs: this.settings.allocateTimeoutMs }, coordinateMode);
+      this.deps.onDesktopWait?.(performance.now() - waitStarted, 'ok');
     } catch (error) {
+      this.deps.onDesktopWait?.(performance.now() - waitStarted, error instanceof DesktopsBusyError ? 'busy' : 'failed');
       this.log.warn({ err: error, tenant: ref.tenant, session: ref.name }, 'no desktop could be allocated');
       if (!(error instanceof DesktopsBusyError)) throw new ToolError('desktop_unavailable', `No desktop could be started for session "${ref.name}" right now. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`);
       // Started meanwhile by a concurrent first call (on another gateway)?

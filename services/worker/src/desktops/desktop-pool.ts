@@ -166,16 +166,27 @@ export class DesktopPool {
 
   private async publish(): Promise<void> {
     if (this.closed || this.draining) return;
-    await publishCapacity(this.redis, this.config.workerId, { max: this.config.maxDesktops, free: this.free, nextFreeAt: this.nextFreeAt() }).catch((error) =>
+    await publishCapacity(this.redis, this.config.workerId, {
+      max: this.config.maxDesktops,
+      free: this.free,
+      nextFreeAt: this.nextFreeAt(),
+      busy: this.heldActive,
+      warm: this.spares.length,
+    }).catch((error) =>
       this.log.warn({ err: error }, 'capacity not published'),
     );
   }
 
   /** A new desktop, or CapacityError when no desktop user is free. */
   private async startDesktop(): Promise<Desktop> {
+    const started = performance.now();
+    const took = (outcome: string) => this.metrics.desktopStartSeconds.observe({ outcome }, (performance.now() - started) / 1000);
     try {
-      return await Desktop.start(this.provider, this.config, this.log);
+      const desktop = await Desktop.start(this.provider, this.config, this.log);
+      took('ok');
+      return desktop;
     } catch (error) {
+      took('failed');
       if (error instanceof NoFreeSlotError) throw new CapacityError(NO_FREE_DESKTOP);
       throw error;
     }

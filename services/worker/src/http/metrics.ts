@@ -1,8 +1,10 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+/** The worker's Prometheus metrics, served on its health port (GET /metrics). */
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { createMetricsRegistry } from '@deskgate/service-kit';
 
 export function createWorkerMetrics() {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = createMetricsRegistry();
+  const registers = [registry];
   return {
     registry,
     actionSeconds: new Histogram({
@@ -10,10 +12,17 @@ export function createWorkerMetrics() {
       help: 'Time a worker spends on one action, by tool and outcome',
       labelNames: ['tool', 'outcome'] as const,
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
-      registers: [registry],
+      registers,
     }),
-    desktops: new Gauge({ name: 'deskgate_worker_desktops', help: 'Desktops on this worker by state', labelNames: ['state'] as const, registers: [registry] }),
-    helperRestarts: new Counter({ name: 'deskgate_worker_helper_restarts_total', help: 'Helper processes restarted after they died', labelNames: ['helper'] as const, registers: [registry] }),
+    desktops: new Gauge({ name: 'deskgate_worker_desktops', help: 'Desktops on this worker by state: spare (warm, no session), held (a session has it)', labelNames: ['state'] as const, registers }),
+    desktopStartSeconds: new Histogram({
+      name: 'deskgate_worker_desktop_start_seconds',
+      help: 'Time to start a desktop until its helpers answer, by outcome',
+      labelNames: ['outcome'] as const,
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+      registers,
+    }),
+    helperRestarts: new Counter({ name: 'deskgate_worker_helper_restarts_total', help: 'Helper processes restarted after they died', labelNames: ['helper'] as const, registers }),
   };
 }
 
