@@ -1,14 +1,16 @@
 /**
- * Redis faults on the real stack (issue 12, "Redis faults"): a gateway and a worker as real
- * processes on a private Redis that persists like a production one (AOF, docs/redis.md).
+ * Redis faults on the real stack (issue 12, "Redis faults"): two gateways and two workers as
+ * real processes on a private Redis that persists like a production one (AOF, docs/redis.md).
  *
  * - While Redis is down: an MCP tool call fails within 2 s with `unavailable`, /readyz is 503
- *   within 1 s (/healthz stays 200: it is liveness only), a REST call with an operator key is a
- *   503 `unavailable`. Nothing hangs.
+ *   within 1 s on both gateways (/healthz stays 200: it is liveness only), a REST call with an
+ *   operator key is a 503 `unavailable`. Nothing hangs.
  * - Redis started again on the same port and data, no service restarted: /readyz is 200 again,
  *   the same API keys work, the same session continues on the same desktop (a screenshot works),
  *   a kill switch that was on is still on (tenant B) and one that was off is still off (tenant
- *   A), and a new session gets a desktop (the worker's BullMQ consumers came back too).
+ *   A), and a new session gets a desktop through the other gateway (the workers' BullMQ
+ *   consumers came back too), and both workers publish their room again (the fleet demand
+ *   route counts two).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,7 +30,8 @@ const TENANT_B = 'faults-b';
 const SESSION = 'survivor';
 
 const ok = (result: ToolResult) => assert.ok(!result.isError, textOf(result));
-const base = (stack: Stack) => stack.mcpUrl.replace(/\/mcp$/, '');
+const base = (stack: Stack, gateway = 0) => stack.mcpUrls[gateway]!.replace(/\/mcp$/, '');
+const FLEET_TOKEN = 'redis-faults-fleet-token-0123456789';
 const api = (stack: Stack, path: string, key: string, init: RequestInit = {}) =>
   fetch(`${base(stack)}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 
@@ -68,7 +71,9 @@ describe('Redis faults', () => {
     redisServer = await startPrivateRedis({ dataDir: join(dataDir, 'redis') });
     stack = await startStack({
       // The sandbox profile grants the desktop's apps on start, so a screenshot works at once.
-      env: { REDIS_URL: redisServer.url, DESKGATE_PORT: '0', DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '1', DESKGATE_POLICY_PROFILE: 'sandbox' },
+      env: { REDIS_URL: redisServer.url, DESKGATE_PORT: '0', DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '1', DESKGATE_POLICY_PROFILE: 'sandbox', DESKGATE_FLEET_TOKEN: FLEET_TOKEN },
+      gateways: 2,
+      workers: 2,
       tenant: TENANT_A,
       logDir: join(dataDir, 'logs'),
     });
@@ -106,10 +111,12 @@ describe('Redis faults', () => {
 
     await redisServer.stopServer();
 
-    const readyz = await timed(() => fetch(`${base(stack)}/readyz`));
-    assert.equal(readyz.value?.status, 503, `/readyz while Redis is down: ${readyz.value?.status ?? String(readyz.error)}`);
-    assert.ok(readyz.ms < 1000, `/readyz answered in ${Math.round(readyz.ms)} ms`);
-    assert.deepEqual(await readyz.value!.json(), { ready: false, redis: false });
+    for (const gateway of [0, 1]) {
+      const readyz = await timed(() => fetch(`${base(stack, gateway)}/readyz`));
+      assert.equal(readyz.value?.status, 503, `gateway ${gateway}'s /readyz while Redis is down: ${readyz.value?.status ?? String(readyz.error)}`);
+      assert.ok(readyz.ms < 1000, `gateway ${gateway}'s /readyz answered in ${Math.round(readyz.ms)} ms`);
+      assert.deepEqual(await readyz.value!.json(), { ready: false, redis: false });
+    }
     const healthz = await fetch(`${base(stack)}/healthz`);
     assert.equal(healthz.status, 200, '/healthz is liveness only');
 
@@ -145,8 +152,10 @@ describe('Redis faults', () => {
 
     // Same port, same data; no service is restarted.
     await redisServer.startAgain();
-    const backMs = await waitFor('/readyz to be 200', async () => (await fetch(`${base(stack)}/readyz`)).status === 200, 10_000);
-    assert.ok(backMs < 5000, `ready again ${Math.round(backMs)} ms after Redis was`);
+    for (const gateway of [0, 1]) {
+      const backMs = await waitFor(`gateway ${gateway}'s /readyz to be 200`, async () => (await fetch(`${base(stack, gateway)}/readyz`)).status === 200, 10_000);
+      assert.ok(backMs < 5000, `gateway ${gateway} ready again ${Math.round(backMs)} ms after Redis was`);
+    }
 
     // The same keys work.
     const sessions = await api(stack, '/v1/sessions', stack.operatorKey);
@@ -161,8 +170,15 @@ describe('Redis faults', () => {
     assert.deepEqual(await stateB.json(), { global: false, tenant: true });
     const stateA = await api(stack, '/v1/killswitch', stack.operatorKey);
     assert.deepEqual(await stateA.json(), { global: false, tenant: false });
-    // A new session gets a desktop: the worker's BullMQ consumers and the gateway's queue came back.
-    const newcomer = await open('after-restart', stack.apiKey);
+    // A new session gets a desktop through the other gateway: the workers' BullMQ consumers and the gateways' queues came back.
+    const newcomer = await connect('2026-07-28', `${stack.mcpUrls[1]}/after-restart`, stack.apiKey);
+    clients.push(newcomer);
     ok(await newcomer.call('screenshot'));
+    // Both workers publish their room again (each on its next heartbeat).
+    await waitFor(
+      'both workers to publish their room again',
+      async () => ((await (await fetch(`${base(stack, 1)}/v1/fleet/demand`, { headers: { authorization: `Bearer ${FLEET_TOKEN}` } })).json()) as { workers: number }).workers === 2,
+      15_000,
+    );
   });
 });
