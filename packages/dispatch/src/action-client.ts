@@ -41,6 +41,8 @@ export interface SendOptions {
   screenshotAfter?: ScreenshotAfter;
   /** Who is driving: the lock on the desktop is taken and renewed in this name. */
   controller: string;
+  /** `person`: a person drives from the web console. */
+  actor?: 'person';
 }
 
 /** The longest a call may wait for its reply: every tool's own bound (waits, holds, approvals) is far below it. */
@@ -86,6 +88,7 @@ export class ActionClient {
       sentAt: now,
       ...(options.coordinateMode ? { coordinateMode: options.coordinateMode } : {}),
       ...(options.screenshotAfter ? { screenshotAfter: options.screenshotAfter } : {}),
+      ...(options.actor ? { actor: options.actor } : {}),
     };
     // Registered before the enqueue: the reply may be read before the script's own answer.
     const reply = new Promise<ActionReply>((resolve, reject) => this.pending.set(id, { resolve, reject }));

@@ -20,6 +20,8 @@ export const actionRequest = z.object({
   coordinateMode: z.enum(COORDINATE_MODES).optional(),
   /** `settled`: a tool that acts replies with a screenshot once the screen has settled (?screenshot_after= on /mcp). */
   screenshotAfter: z.enum(SCREENSHOT_AFTER).optional(),
+  /** `person`: a person drives from the web console (the session's agent is told the screen changed on its next call). */
+  actor: z.enum(['person']).optional(),
   /**
    * The fencing epoch of the caller's lock on the desktop. Not part of the JSON the gateway
    * sends: the enqueue script stores it in front of the request ("<epoch>|<request JSON>") and

@@ -32,8 +32,17 @@ export function parseLock(value: string | null): LockHolder | null {
   return { epoch: Number(value.slice(0, bar)), controller: value.slice(bar + 1) };
 }
 
-/** Controllers are "<key id>" or "<key id>/<label>"; this is what a refusal shows of one. */
+/**
+ * A person driving a desktop from the web console is the controller "person:<key id>". An
+ * agent's controller is its key id (`k_…`) or "<key id>/<label>", so none can take that form.
+ */
+const PERSON_PREFIX = 'person:';
+export const personController = (keyId: string) => `${PERSON_PREFIX}${keyId}`;
+export const isPersonController = (controller: string) => controller.startsWith(PERSON_PREFIX);
+
+/** Controllers are "<key id>", "<key id>/<label>" or a person's; this is what a refusal shows of one. */
 export function describeController(controller: string): string {
+  if (isPersonController(controller)) return `a person in the web console, API key ${controller.slice(PERSON_PREFIX.length)}`;
   const slash = controller.indexOf('/');
   return slash < 0 ? `API key ${controller}` : `API key ${controller.slice(0, slash)}, controller "${controller.slice(slash + 1)}"`;
 }
@@ -42,7 +51,9 @@ export class LockHeldError extends ToolError {
   constructor(readonly holder: string, readonly leaseLeftMs: number) {
     super(
       'lock_held',
-      `Another controller is driving this session's desktop (${describeController(holder)}). Its lock ends within ${Math.max(1, Math.ceil(leaseLeftMs / 1000))} s unless it keeps acting. Nothing was done: wait and call again, or use another session name.`,
+      isPersonController(holder)
+        ? `A person is driving this session's desktop (${describeController(holder)}). Nothing was done and nothing was queued: wait until they hand it back, then take a screenshot before acting.`
+        : `Another controller is driving this session's desktop (${describeController(holder)}). Its lock ends within ${Math.max(1, Math.ceil(leaseLeftMs / 1000))} s unless it keeps acting. Nothing was done: wait and call again, or use another session name.`,
     );
   }
 }

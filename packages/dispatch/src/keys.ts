@@ -26,6 +26,10 @@ export const keys = {
   tenantSessionReservations: (tenant: string) => `${PREFIX}:tenant:${tenant}:starting`,
   /** A session's audit log: a stream, capped in length and expiring when the session goes quiet. */
   audit: (tenant: string, name: string) => `${PREFIX}:audit:${tenant}:${name}`,
+  /** A web console sign-in, by the SHA-256 of its cookie's session id (expires with it). */
+  consoleSession: (idHash: string) => `${PREFIX}:console:session:${idHash}`,
+  /** Who last flipped a tenant's kill switch from the console, and when. */
+  consoleKillSwitchFlip: (tenant: string) => `${PREFIX}:tenant:${tenant}:killswitch:flip`,
   /** BullMQ prefix; queues live under it. */
   bullPrefix: () => `${PREFIX}:bull`,
 } as const;

@@ -25,6 +25,7 @@ import { lockRoutes } from './http/lock-routes.ts';
 import { fleetDemandRoute } from './http/fleet-route.ts';
 import type { GatewayMetrics } from './http/metrics.ts';
 import { sessionRoutes } from './http/session-routes.ts';
+import { consoleApp } from './console/index.ts';
 import { createCallAuditor } from './mcp/call-auditor.ts';
 import { createMcpEndpoint } from './mcp/mcp-endpoint.ts';
 import { createServerFactory, type CallScope } from './mcp/server-factory.ts';
@@ -91,6 +92,8 @@ export function createApp({ config, fleetDemand, redis, apiKeys, router, metrics
   );
   // Autoscalers authenticate with the fleet token, not a tenant's key.
   app.get('/v1/fleet/demand', fleetDemandRoute(config.fleet.token, fleetDemand));
+  // The web console authenticates by its own session cookie, so it is mounted before the bearer check.
+  app.route('/console', consoleApp({ settings: config.console, redis, apiKeys, router, audit, approvals: new ApprovalStore(redis), killSwitch, auditCall, log }));
   app.use(bearerAuth({ verify: (key) => apiKeys.verify(key) }));
 
   app.get('/metrics', requireRole(...CAN.readMetrics), () => metricsResponse(metrics.registry));

@@ -25,6 +25,11 @@ export const CAN = {
   readAudit: ['operator', 'admin'],
   readMetrics: ['operator', 'admin'],
   manageKeys: ['admin'],
+  /** The web console: every role but the agent's may sign in; each page then needs its own capability. */
+  useConsole: ['approver', 'operator', 'admin'],
+  watchSessions: ['operator', 'admin'],
+  /** A person driving a desktop from the console, with the session's grants, audited as theirs. */
+  takeOverDesktops: ['operator', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 /** Operators and admins act on every session of their tenant; agents only as their session's controller. */

@@ -69,6 +69,8 @@ export interface Caller {
   reachedSession?: boolean;
   /** ?screenshot_after= of the caller's endpoint, passed on with every call. */
   screenshotAfter?: ScreenshotAfter;
+  /** `person`: a person drives from the web console (console/person-actions.ts). */
+  actor?: 'person';
 }
 
 /** Every desktop is in use: how many there are, how long the call waited, when to retry. */
@@ -110,7 +112,7 @@ export class SessionRouter {
     caller.reachedSession = true;
     try {
       const timeoutMs = this.settings.actionTimeoutMs + extraMs;
-      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode, screenshotAfter: caller.screenshotAfter });
+      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode, screenshotAfter: caller.screenshotAfter, ...(caller.actor ? { actor: caller.actor } : {}) });
     } catch (error) {
       if (!(error instanceof ToolError && error.kind === 'worker_lost')) throw error;
       this.bindings.delete(key);

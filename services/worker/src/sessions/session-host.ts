@@ -48,6 +48,8 @@ export class SessionHost {
   notice: string | null = null;
   /** When the last call started or ended (ms since the epoch). */
   lastActivity = Date.now();
+  /** Actions a person ran from the web console since the agent's last call (it is told once). */
+  private personActions = 0;
   private server!: ActionServer;
   private closing: Promise<void> | null = null;
 
@@ -132,6 +134,11 @@ export class SessionHost {
           timings: {},
         }));
         const reply: HandledAction = await Promise.race([handler(request), stopped]);
+        if (request.actor === 'person') this.personActions++;
+        else if (this.personActions > 0) {
+          this.notice = `${this.notice ? `${this.notice} ` : ''}Note: a person drove this desktop from the web console since your last call (${this.personActions} action${this.personActions === 1 ? '' : 's'}); the screen has changed. Take a screenshot before acting on it.`;
+          this.personActions = 0;
+        }
         if (this.notice) {
           reply.result = { ...reply.result, content: [...reply.result.content, { type: 'text', text: this.notice }] };
           this.notice = null;

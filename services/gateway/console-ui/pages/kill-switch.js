@@ -1,0 +1,28 @@
+// The tenant's kill switch (operators): on stops every tool call of the tenant at once.
+import { useCallback, useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { html } from '../html.js';
+import { usePoll } from './use-poll.js';
+
+function LastFlip({ flip }) {
+  if (!flip) return html`<p>Never flipped from the console.</p>`;
+  if (flip.changedElsewhere) return html`<p>Last flipped outside the console (the REST API).</p>`;
+  return html`<p class="last-flip">Switched ${flip.on ? 'on' : 'off'} by ${flip.role} key ${flip.keyId} at ${new Date(flip.at).toLocaleString()}.</p>`;
+}
+
+export function KillSwitch() {
+  const load = useCallback(() => api('/killswitch'), []);
+  const { data, error, reload } = usePoll(load, 3000);
+  const [failure, setFailure] = useState('');
+  async function flip(on) {
+    await api('/killswitch', { method: 'PUT', body: { on } }).then(() => setFailure(''), (e) => setFailure(e.message));
+    reload();
+  }
+  return html`<h1>Kill switch</h1>
+    ${(error || failure) && html`<p class="error">${error || failure}</p>`}
+    ${data && html`<section class=${`kill-switch ${data.tenant ? 'on' : 'off'}`}>
+      <p class="state">Computer use for this tenant is <b>${data.tenant ? 'switched OFF (kill switch on)' : 'running'}</b>${data.global ? ' — the global switch is on too' : ''}.</p>
+      <${LastFlip} flip=${data.lastFlip} />
+      ${data.tenant ? html`<button onClick=${() => flip(false)}>Lift the kill switch</button>` : html`<button class="danger" onClick=${() => flip(true)}>Stop all computer use</button>`}
+    </section>`}`;
+}

@@ -1,0 +1,65 @@
+/**
+ * The web console, mounted at /console by the gateway (docs/console.md). Its API lives under
+ * /console/api and is authenticated by the console's session cookie — never by a key in a URL
+ * and never by the Authorization header, so the console and the REST API cannot be confused
+ * for one another. The agent's key reaches none of it.
+ */
+import { Hono } from 'hono';
+import { AuditLog, DesktopLocks, SessionStore, type ApprovalStore, type KillSwitch } from '@deskgate/dispatch';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ApiKeyStore } from '../auth/api-keys.ts';
+import { CAN } from '../auth/roles.ts';
+import type { CallAuditor } from '../mcp/call-auditor.ts';
+import { requireRole } from '../middleware/require-role/index.ts';
+import type { SessionRouter } from '../sessions/session-router.ts';
+import { auditRoutes } from './audit-routes.ts';
+import { consoleAuth, type ConsoleEnv } from './console-auth.ts';
+import { ConsoleSessions } from './console-sessions.ts';
+import { SessionCookie } from './cookie.ts';
+import { PersonActions } from './person-actions.ts';
+import { signInRoutes } from './sign-in-routes.ts';
+import { SECURITY_HEADERS, staticRoutes } from './static-routes.ts';
+import { takeoverRoutes } from './takeover-routes.ts';
+import { tenantRoutes } from './tenant-routes.ts';
+
+export interface ConsoleSettings {
+  sessionSeconds: number;
+  secureCookie: boolean;
+  takeoverLeaseMs: number;
+}
+
+export interface ConsoleDeps {
+  settings: ConsoleSettings;
+  redis: Redis;
+  apiKeys: ApiKeyStore;
+  router: SessionRouter;
+  audit: AuditLog;
+  approvals: ApprovalStore;
+  killSwitch: KillSwitch;
+  auditCall: CallAuditor;
+  log: Logger;
+}
+
+export function consoleApp(deps: ConsoleDeps) {
+  const { settings, redis, router, audit } = deps;
+  const app = new Hono<ConsoleEnv>();
+  const sessions = new ConsoleSessions(redis, settings.sessionSeconds);
+  const cookie = new SessionCookie(settings.secureCookie);
+  const locks = new DesktopLocks(redis);
+  const sessionStore = new SessionStore(redis);
+
+  app.use('/api/*', async (c, next) => {
+    await next();
+    c.header('cache-control', 'no-store');
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+  });
+  app.route('/', signInRoutes(deps.apiKeys, sessions, cookie, redis));
+  app.use('/api/*', consoleAuth(sessions, cookie, redis), requireRole(...CAN.useConsole));
+  app.route('/', tenantRoutes({ redis, router, sessions: sessionStore, locks, audit, approvals: deps.approvals, killSwitch: deps.killSwitch }));
+  app.route('/', auditRoutes(audit));
+  const person = new PersonActions({ redis, router, sessions: sessionStore, locks, auditCall: deps.auditCall, log: deps.log, leaseMs: settings.takeoverLeaseMs });
+  app.route('/', takeoverRoutes(person));
+  app.route('/', staticRoutes());
+  return app;
+}

@@ -1,0 +1,221 @@
+/**
+ * The web console end to end: a real stack (Redis, gateway, worker with its desktop and
+ * helpers), the console in Debian's Chromium, and an agent driven by the official MCP client
+ * in the same test. Sign-in (wrong and agent keys refused; cookie flags), CSRF, the sessions
+ * page, takeover (the agent refused while the person's click lands in the probe app, both in
+ * the timeline with their actor, the agent told the screen changed after the hand-back), an
+ * approval made in the page releasing the agent's waiting request_access, the kill switch
+ * with who flipped it, and the timeline's filter and export. Screenshots go to docs/console/.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import type { Browser } from 'playwright-core';
+import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
+import { startStack, type Stack } from '../../scripts/lib/stack.ts';
+import { cookieHeader, keepScreenshot, launchChromium, openConsole, originOf, signIn } from '../support/console.ts';
+import { desktopOf } from '../support/desktops.ts';
+import { connect, errorKind, textOf, type McpConnection } from '../support/mcp-clients.ts';
+import { Probe } from '../support/probe.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'deskgate-console-'));
+const policyFile = join(dir, 'policy.json');
+writeFileSync(policyFile, JSON.stringify({ tenants: { humans: { approval: 'human', approvalTimeoutSeconds: 60 } } }));
+
+let stack: Stack;
+let redis: Redis;
+let browser: Browser;
+let origin: string;
+let agent: McpConnection;
+let probe: Probe;
+const SESSION = 'console-e2e';
+
+before(async () => {
+  stack = await startStack({ env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_POLICY_FILE: policyFile, DESKGATE_DESKTOP_SIZE: '1280x800' }, tenant: 'consoletest', logDir: dir });
+  redis = new Redis(stack.redisUrl);
+  origin = originOf(stack.mcpUrl);
+  browser = await launchChromium();
+  agent = await connect('2026-07-28', `${stack.mcpUrl}/${SESSION}`, stack.apiKey);
+  const granted = await agent.call('request_access', { apps: ['DeskgateProbe'], reason: 'console end-to-end test' });
+  assert.ok(!granted.isError, textOf(granted));
+  probe = await Probe.start(await desktopOf(redis, stack.tenant, SESSION), { geometry: '800x600+100+80', color: '#3366cc' });
+});
+
+after(async () => {
+  probe?.stop();
+  await agent?.close().catch(() => undefined);
+  await browser?.close();
+  redis?.disconnect();
+  await stack?.stop();
+});
+
+describe('sign-in', () => {
+  test('a wrong key fails and an agent key is refused, both with a message and no cookie', async () => {
+    const { context, page } = await openConsole(browser, origin);
+    await signIn(page, 'dg_not-a-real-key');
+    assert.match(await page.textContent('.error') ?? '', /not valid/);
+    await signIn(page, stack.apiKey);
+    assert.match(await page.textContent('.error') ?? '', /agent key/);
+    assert.deepEqual(await context.cookies(), []);
+    await keepScreenshot(page, 'sign-in');
+    await context.close();
+  });
+
+  test('an operator key signs in: HttpOnly, SameSite=Strict cookie, no key or token in the URL; Secure under __Host- over TLS', async () => {
+    const { context, page } = await openConsole(browser, origin);
+    await signIn(page, stack.operatorKey);
+    await page.waitForSelector('nav >> text=Sessions');
+    const cookies = await context.cookies();
+    assert.equal(cookies.length, 1);
+    const [cookie] = cookies;
+    assert.equal(cookie!.name, 'deskgate_console');
+    assert.equal(cookie!.httpOnly, true);
+    assert.equal(cookie!.sameSite, 'Strict');
+    assert.equal(cookie!.secure, false, 'plain HTTP on loopback: a Secure cookie would never come back');
+    assert.ok(cookie!.expires > Date.now() / 1000 && cookie!.expires <= Date.now() / 1000 + 900 + 5, 'short-lived: 15 minutes by default');
+    assert.ok(!page.url().includes(stack.operatorKey) && !page.url().includes(cookie!.value), page.url());
+    assert.equal(await page.evaluate(() => document.cookie), '', 'no script can read it');
+    // Behind a TLS-terminating proxy the cookie is Secure and host-pinned.
+    const tls = await fetch(`${origin}/console/api/sign-in`, { method: 'POST', headers: { origin, 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ key: stack.operatorKey }) });
+    assert.equal(tls.status, 200);
+    const setCookie = tls.headers.get('set-cookie') ?? '';
+    assert.match(setCookie, /^__Host-deskgate_console=[A-Za-z0-9_-]{43}; Max-Age=900; Path=\/; HttpOnly; Secure; SameSite=Strict/);
+    await context.close();
+  });
+
+  test('a sign-in from another page (no Origin of this host) is refused', async () => {
+    const other = await fetch(`${origin}/console/api/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: stack.operatorKey }) });
+    assert.equal(other.status, 403);
+    assert.equal(((await other.json()) as { error: string }).error, 'csrf_failed');
+  });
+});
+
+describe('signed in as an operator', () => {
+  let context: Awaited<ReturnType<typeof openConsole>>['context'];
+  let page: Awaited<ReturnType<typeof openConsole>>['page'];
+  before(async () => {
+    ({ context, page } = await openConsole(browser, origin));
+    await signIn(page, stack.operatorKey);
+  });
+  after(() => context.close());
+
+  test('CSRF: a state change without the token, or from another origin, is refused and changes nothing', async () => {
+    const cookie = await cookieHeader(context, origin);
+    const put = (headers: Record<string, string>) => fetch(`${origin}/console/api/killswitch`, { method: 'PUT', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ on: true }) });
+    const csrf = (await (await fetch(`${origin}/console/api/me`, { headers: { cookie } })).json()) as { csrf: string };
+    for (const [headers, why] of [
+      [{ origin }, 'no CSRF header'],
+      [{ origin, 'x-deskgate-csrf': 'x'.repeat(43) }, 'a wrong token'],
+      [{ 'x-deskgate-csrf': csrf.csrf }, 'no Origin'],
+      [{ origin: origin.replace('127.0.0.1', 'localhost'), 'x-deskgate-csrf': csrf.csrf }, 'another origin'],
+    ] as const) {
+      const answer = await put(headers);
+      assert.equal(answer.status, 403, why);
+      assert.equal(((await answer.json()) as { error: string }).error, 'csrf_failed', why);
+    }
+    assert.equal(await redis.get(`deskgate:tenant:${stack.tenant}:killswitch`), null, 'the kill switch stayed off');
+    assert.equal((await fetch(`${origin}/console/api/sessions`)).status, 401, 'no cookie: no data');
+  });
+
+  test('sessions page: the session with its desktop, lock holder, granted app, last action', async () => {
+    await agent.call('screenshot');
+    await page.goto(`${origin}/console#/sessions`);
+    const row = page.locator(`tr[data-session="${SESSION}"]`, { hasText: 'screenshot · ok' });
+    await row.waitFor(); // the page reloads every 2 s; the audit entry is written just after the reply
+    const text = (await row.textContent()) ?? '';
+    assert.match(text, /1280×800/);
+    assert.match(text, /DeskgateProbe \(/);
+    assert.match(text, /screenshot · ok · agent/);
+    assert.match(text, /API key k_/, 'the agent holds the lock after its call');
+    await keepScreenshot(page, 'sessions');
+  });
+
+  test('takeover: the agent is refused while the person drives; the person\'s click lands; hand-back tells the agent', async () => {
+    // The agent's lease from its last call must lapse (or be handed over) before a person can take the desktop.
+    await fetch(`${stack.mcpUrl.replace(/\/mcp$/, '')}/v1/sessions/${SESSION}/lock`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}` } });
+    await page.goto(`${origin}/console#/drive/${SESSION}`);
+    await page.click('#take-over');
+    const screen = page.locator('#screen');
+    await screen.waitFor();
+
+    const refused = await agent.call('left_click', { coordinate: [200, 200] });
+    assert.equal(errorKind(refused), 'lock_held');
+    assert.match(textOf(refused), /A person is driving/);
+
+    const mark = probe.events().length;
+    const { button } = probe.ready;
+    const box = (await screen.boundingBox())!;
+    const natural = await screen.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
+    const [cx, cy] = [button.x + button.width / 2, button.y + button.height / 2];
+    await page.mouse.click(box.x + (cx * box.width) / natural[0]!, box.y + (cy * box.height) / natural[1]!);
+    const pressed = await probe.waitFor((event) => event.type === 'button', 10_000, mark);
+    assert.equal(pressed.name, 'click_me');
+    await page.waitForSelector('#drive-status >> text=left_click done');
+    await keepScreenshot(page, 'takeover');
+
+    await page.click('#hand-back');
+    await page.waitForSelector('#drive-status >> text=Handed back');
+    const next = await agent.call('screenshot');
+    assert.ok(!next.isError, textOf(next));
+    assert.match(textOf(next), /a person drove this desktop from the web console/);
+  });
+
+  test('timeline: both calls with their actor, filtered by kind, exported as JSON', async () => {
+    await page.goto(`${origin}/console#/timeline/${SESSION}`);
+    await page.waitForSelector('tr[data-actor="person"]');
+    const refusedRow = page.locator('tr[data-kind="lock_held"]');
+    assert.match((await refusedRow.first().textContent()) ?? '', /left_click.*lock_held.*agent \(k_/);
+    const personClick = page.locator('tr[data-actor="person"]', { hasText: 'left_click' });
+    assert.match((await personClick.first().textContent()) ?? '', /left_click.*ok.*person \(k_/);
+    await keepScreenshot(page, 'timeline');
+    await page.selectOption('#kind-filter', 'lock_held');
+    await page.waitForFunction(() => [...document.querySelectorAll('tr[data-kind]')].every((row) => row.getAttribute('data-kind') === 'lock_held'));
+    const cookie = await cookieHeader(context, origin);
+    const exported = await fetch(`${origin}/console/api/sessions/${SESSION}/audit/export`, { headers: { cookie } });
+    assert.match(exported.headers.get('content-disposition') ?? '', /attachment; filename="audit-console-e2e.json"/);
+    const body = (await exported.json()) as { entries: { tool: string; actor: { type: string } }[] };
+    assert.ok(body.entries.some((e) => e.actor.type === 'person') && body.entries.some((e) => e.actor.type === 'agent'));
+  });
+
+  test('kill switch: flipped in the page, the agent is refused, the page says who flipped it and when', async () => {
+    await page.goto(`${origin}/console#/killswitch`);
+    await page.click('button.danger');
+    await page.waitForSelector('.kill-switch.on');
+    assert.match((await page.textContent('.last-flip')) ?? '', /Switched on by operator key k_/);
+    await keepScreenshot(page, 'kill-switch');
+    await sleep(600); // the switch is cached for half a second
+    assert.equal(errorKind(await agent.call('screenshot')), 'disabled');
+    await page.click('.kill-switch button');
+    await page.waitForSelector('.kill-switch.off');
+    await sleep(600);
+    assert.ok(!(await agent.call('screenshot')).isError);
+  });
+});
+
+test('approvals: a human-mode request appears in the page; approving it there releases the agent\'s waiting request_access', async () => {
+  const keysOf = new ApiKeyStore(redis);
+  const humansAgent = await connect('2026-07-28', `${stack.mcpUrl}/asks`, (await keysOf.create('humans', 'agent')).key);
+  const approver = (await keysOf.create('humans', 'approver', 'approver')).key;
+  const { context, page } = await openConsole(browser, origin);
+  try {
+    await signIn(page, approver);
+    assert.equal(await page.locator('nav >> text=Kill switch').count(), 0, 'an approver is not offered the kill switch');
+    assert.equal(await page.locator('nav >> text=Sessions').count(), 0, 'nor the sessions');
+    const waiting = humansAgent.call('request_access', { apps: ['DeskgateProbe'], reason: 'needs the probe for a console test' });
+    const card = page.locator('section.approval', { hasText: 'needs the probe for a console test' });
+    await card.waitFor({ timeout: 60_000 });
+    assert.match((await card.textContent()) ?? '', /DeskgateProbe/);
+    await keepScreenshot(page, 'approvals');
+    await card.locator('button.approve').click();
+    const result = await waiting;
+    assert.ok(!result.isError, textOf(result));
+    assert.match(textOf(result), /DeskgateProbe/);
+  } finally {
+    await context.close();
+    await humansAgent.close();
+  }
+});

@@ -1,0 +1,45 @@
+/**
+ * The web console in Debian's Chromium through playwright-core (no downloaded browsers): a
+ * browser per suite, a context per signed-in person, and helpers to sign in, to reuse a
+ * context's cookie from Node (for the CSRF checks), and to keep screenshots for the docs.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { repoRoot } from '../../scripts/lib/stack.ts';
+
+export const CHROMIUM = process.env.DESKGATE_CHROMIUM ?? '/usr/bin/chromium';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (or set DESKGATE_CHROMIUM)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** The gateway's origin (http://127.0.0.1:<port>) from its MCP endpoint. */
+export const originOf = (mcpUrl: string) => new URL(mcpUrl).origin;
+
+export async function openConsole(browser: Browser, origin: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 1100 } });
+  const page = await context.newPage();
+  await page.goto(`${origin}/console`);
+  return { context, page };
+}
+
+/** Types the key into the sign-in form; resolves once the page answered (signed in or an error). */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.fill('input[name=key]', key);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('nav, .error');
+}
+
+/** The Cookie header a signed-in context sends to the console. */
+export async function cookieHeader(context: BrowserContext, origin: string): Promise<string> {
+  return (await context.cookies(`${origin}/console/api/me`)).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
+}
+
+/** A full-page screenshot for docs/console.md. */
+export async function keepScreenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${repoRoot}docs/console/${name}.png`, fullPage: true });
+}
