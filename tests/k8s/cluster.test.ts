@@ -116,3 +116,49 @@ test('a worker pod killed mid-call: the call answers worker_lost, the new pod ta
   const sessions = await (await fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } })).text();
   assert.ok(sessions.includes(replacement), `the session is on ${replacement}: ${sessions}`);
 });
+
+test('scale-out under load and scale-in: a warm desktop at once, a cold one on a new worker pod, the removed pod is the idle one, no session cut', async () => {
+  assert.ok(mcp, 'the session of the previous tests');
+  // The local worker runs 2 desktops: session k8s holds one, the warm spare is the other.
+  const warm = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-warm`, apiKey);
+  const cold = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-cold`, apiKey);
+  try {
+    let started = performance.now();
+    const warmShot = await warm.call('screenshot');
+    assert.ok(!warmShot.isError, textOf(warmShot));
+    console.log(`demand → ready desktop, warm (a spare of a running worker): ${seconds(performance.now() - started)}`);
+
+    // The worker is full: a third session waits for a desktop (DESKGATE_DESKTOP_WAIT_SECONDS)
+    // while a second worker pod starts — what KEDA does when wanted.workers rises.
+    const [first] = await workerPods();
+    started = performance.now();
+    const coldShot = cold.call('screenshot');
+    await kubectl('-n', 'deskgate-workers', 'scale', 'deployment/deskgate-worker', '--replicas=2');
+    const answer = await coldShot;
+    assert.ok(!answer.isError, textOf(answer));
+    console.log(`demand → ready desktop, cold (a new worker pod): ${seconds(performance.now() - started)}`);
+    const pods = await workerPods();
+    assert.equal(pods.length, 2);
+    const second = pods.find((pod) => pod !== first)!;
+    const listed = () => fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } }).then((response) => response.text());
+    assert.ok((await listed()).includes(second), 'the third session is on the new pod');
+
+    // Load goes: the third session ends, the new pod is idle; scale-in removes it (the
+    // ReplicaSet removes the pod ready for the shortest time first) and cuts nothing.
+    const ended = await fetch(`${GATEWAY}/v1/sessions/k8s-cold`, { method: 'DELETE', headers: { Authorization: `Bearer ${operatorKey}` } });
+    assert.ok(ended.ok, `DELETE /v1/sessions/k8s-cold: ${ended.status} ${await ended.text()}`);
+    started = performance.now();
+    await kubectl('-n', 'deskgate-workers', 'scale', 'deployment/deskgate-worker', '--replicas=1');
+    await kubectl('-n', 'deskgate-workers', 'wait', '--for=delete', `pod/${second}`, '--timeout=60s');
+    console.log(`scale-in: the idle pod drained and gone in ${seconds(performance.now() - started)}`);
+    assert.deepEqual(await workerPods(), [first]);
+    for (const [name, session] of [['k8s', mcp], ['k8s-warm', warm]] as const) {
+      const shot = await session.call('screenshot');
+      assert.ok(!shot.isError, `${name}: ${textOf(shot)}`);
+      assert.doesNotMatch(textOf(shot), /desktop was lost/, `${name} kept its desktop`);
+    }
+  } finally {
+    await warm.close().catch(() => undefined);
+    await cold.close().catch(() => undefined);
+  }
+});
