@@ -131,6 +131,8 @@ export interface LaunchSpec {
 }
 
 export interface Executor {
+  /** The desktop's platform (absent: linux, an X11 desktop): the gates pick the shortcut lists by it. */
+  readonly platform?: 'linux' | 'macos';
   monitors(): Promise<Monitor[]>;
   capture(request: CaptureRequest): Promise<CapturedImage>;
   move(to: Point): Promise<void>;

@@ -17,3 +17,4 @@ export * from './lock-claim.ts';
 export * from './logger.ts';
 export * from './session-creator.ts';
 export * from './redis-connection.ts';
+export * from './platform.ts';

@@ -17,6 +17,7 @@ import { COORDINATE_MODES, ToolError, type CoordinateMode } from '@deskgate/comp
 import { keys, LIFECYCLE_QUEUE } from './keys.ts';
 import { isRedisUnavailable, unavailableToolError } from './redis-connection.ts';
 import type { SessionRef } from './names.ts';
+import { advertisedBy, lifecycleQueueFor, platformSchema, PlatformUnavailableError, type Platform } from './platform.ts';
 
 /**
  * coordinateMode: the new session's coordinate mode, fixed for its life (absent = pixels).
@@ -51,6 +52,10 @@ export const workerCapacity = z.object({
   free: z.number(),
   /** When an idle session's desktop is next due to be reaped (ms since the epoch), 0 if none is. */
   nextFreeAt: z.number(),
+  /** The kind of desktop it offers; absent (a worker that predates platforms) is linux. */
+  platform: platformSchema.optional(),
+  /** What its desktops can do (platform.ts, WorkerAdvertisement). */
+  capabilities: z.array(z.string()).optional(),
   /** Desktops held by sessions (autoscalers read it: never scale in below these). */
   busy: z.number().default(0),
   /** Warm spares, started and waiting for a session. */
@@ -70,7 +75,7 @@ export interface Capacity {
 }
 
 export async function publishCapacity(redis: Redis, workerId: string, capacity: Omit<z.input<typeof workerCapacity>, 'at'>): Promise<void> {
-  await redis.hset(CAPACITY_KEY, workerId, JSON.stringify({ ...capacity, at: Date.now() }));
+  await redis.hset(CAPACITY_KEY, workerId, JSON.stringify({ ...capacity, ...advertisedBy(workerId), at: Date.now() }));
 }
 
 export async function withdrawCapacity(redis: Redis, workerId: string): Promise<void> {
@@ -136,6 +141,8 @@ export class LifecycleClient {
   private readonly queue: Queue;
   private readonly events: QueueEvents;
   private readonly workerQueues = new Map<string, Queue>();
+  /** Allocation queues of platforms other than linux, made on first use. */
+  private readonly platformQueues = new Map<Platform, { queue: Queue; events: QueueEvents; connection: Redis }>();
   /**
    * BullMQ loads its Lua scripts onto the connection it is given, and ioredis copies every
    * loaded script into each MULTI it builds; a connection of its own keeps the caller's
@@ -171,19 +178,22 @@ export class LifecycleClient {
    * A desktop for a new session: DesktopsBusyError when no worker had room within
    * `bounds.waitMs`; a ToolError (desktop_unavailable) when one could not be started.
    */
-  async allocate(ref: SessionRef, bounds: AllocateBounds, coordinateMode: CoordinateMode = 'pixels'): Promise<string> {
+  async allocate(ref: SessionRef, bounds: AllocateBounds, coordinateMode: CoordinateMode = 'pixels', platform?: Platform): Promise<string> {
+    // A platform asked for by name: only its workers' queue, and at once an error when none offers it.
+    if (platform) await this.requireOffered(platform);
+    const { queue, events } = this.queuesFor(platform ?? 'linux');
     if (bounds.waitMs === 0) {
       const capacity = await this.capacity();
       if (capacity.workers > 0 && capacity.free === 0) throw new DesktopsBusyError(capacity, 0);
     }
     const pickupMs = Math.max(bounds.waitMs, PICKUP_MS);
-    const job = await this.queue.add('allocate', { tenant: ref.tenant, session: ref.name, coordinateMode, waitUntil: Date.now() + pickupMs }, {
+    const job = await queue.add('allocate', { tenant: ref.tenant, session: ref.name, coordinateMode, waitUntil: Date.now() + pickupMs }, {
       attempts: 3,
       backoff: { type: 'fixed', delay: 250 },
       removeOnComplete: { age: 300 },
       removeOnFail: { age: 3600 },
     });
-    const finished = job.waitUntilFinished(this.events, pickupMs + bounds.startMs);
+    const finished = job.waitUntilFinished(events, pickupMs + bounds.startMs);
     finished.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const pickup = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), pickupMs)));
@@ -201,6 +211,33 @@ export class LifecycleClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The platforms live workers offer now (their capacity records). */
+  async offeredPlatforms(): Promise<Platform[]> {
+    const offered = new Set<Platform>();
+    for (const worker of (await readWorkerCapacities(this.redis)).values()) offered.add(worker.platform ?? 'linux');
+    return [...offered].sort();
+  }
+
+  private async requireOffered(platform: Platform): Promise<void> {
+    const offered = await this.offeredPlatforms();
+    if (!offered.includes(platform)) throw new PlatformUnavailableError(platform, offered);
+  }
+
+  /** The allocation queue (and its events) of a platform's workers; linux's are the shared ones made at construction. */
+  private queuesFor(platform: Platform): { queue: Queue; events: QueueEvents } {
+    if (platform === 'linux') return { queue: this.queue, events: this.events };
+    let pair = this.platformQueues.get(platform);
+    if (!pair) {
+      const prefix = keys.bullPrefix();
+      const connection = this.eventsConnection.duplicate({ maxRetriesPerRequest: null });
+      const events = new QueueEvents(lifecycleQueueFor(platform), { connection, prefix });
+      events.on('error', () => undefined);
+      pair = { queue: new Queue(lifecycleQueueFor(platform), { connection: this.bull, prefix }), events, connection };
+      this.platformQueues.set(platform, pair);
+    }
+    return pair;
   }
 
   /** Removes a job no worker has taken yet; false when one has (or it is between retries). */
@@ -225,7 +262,8 @@ export class LifecycleClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.queue.close(), this.events.close(), ...[...this.workerQueues.values()].map((q) => q.close())]);
+    await Promise.all([this.queue.close(), this.events.close(), ...[...this.workerQueues.values()].map((q) => q.close()), ...[...this.platformQueues.values()].flatMap(({ queue, events }) => [queue.close(), events.close()])]);
+    for (const { connection } of this.platformQueues.values()) connection.disconnect();
     this.bull.disconnect();
     this.eventsConnection.disconnect();
   }

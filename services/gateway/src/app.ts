@@ -10,6 +10,7 @@
 import { Hono } from 'hono';
 import { metricsResponse } from '@deskgate/service-kit';
 import { COORDINATE_MODES, type CoordinateMode, type Surface, SCREENSHOT_AFTER, type ScreenshotAfter } from '@deskgate/computer-use';
+import { PLATFORMS, type Platform } from '@deskgate/dispatch';
 import { ApprovalStore, DEFAULT_SESSION, DesktopLocks, type AuditLog, type FleetDemand, type KillSwitch, type TenantQuotas } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -110,6 +111,10 @@ export function createApp({ config, fleetDemand, redis, apiKeys, router, metrics
       if (after !== undefined && (surface !== 'native' || !(SCREENSHOT_AFTER as readonly string[]).includes(after))) {
         throw new ApiError(400, 'bad_screenshot_after', surface === 'native' ? `screenshot_after must be one of: ${SCREENSHOT_AFTER.join(', ')}.` : 'screenshot_after is for /mcp; the computer tool always replies with a settled screenshot.');
       }
+      // ?platform=macos: a new session only on a worker of that platform (docs/macos.md); the
+      // caller's own session only, so nothing of another tenant is reachable through it.
+      const platform = c.req.query('platform');
+      if (platform !== undefined && !(PLATFORMS as readonly string[]).includes(platform)) throw new ApiError(400, 'bad_platform', `platform must be one of: ${PLATFORMS.join(', ')}.`);
       const scope: CallScope = {
         ref: { tenant: c.var.principal.tenant, name: session },
         keyId: c.var.principal.keyId,
@@ -117,6 +122,7 @@ export function createApp({ config, fleetDemand, redis, apiKeys, router, metrics
         surface,
         coordinateMode: mode as CoordinateMode,
         ...(after ? { screenshotAfter: after as ScreenshotAfter } : {}),
+        ...(platform ? { platform: platform as Platform } : {}),
       };
       return mcp(c.req.raw, { token: 'redacted', clientId: c.var.principal.keyId, scopes: [], extra: { scope } });
     });

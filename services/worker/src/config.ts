@@ -76,7 +76,8 @@ const schema = z.object({
   DESKGATE_PYTHON: z.string().default('/usr/bin/python3'),
   DESKGATE_RUNTIME_DIR: z.string().default(`${repoRoot}runtime`),
   DESKGATE_POLICY_FILE: z.string().optional(),
-  DESKGATE_DESKTOP_PROVIDER: z.enum(['process', 'container']).default('process'),
+  // bare-metal: the machine's own console through helpers already running (docs/macos.md).
+  DESKGATE_DESKTOP_PROVIDER: z.enum(['process', 'container', 'bare-metal']).default('process'),
   DESKGATE_DESKTOP_IMAGE: z.string().min(1).default('deskgate/linux-desktop:dev'),
   DESKGATE_CONTAINER_RUN_DIR: z.string().regex(/^\/[^\0]*$/, 'an absolute path').default('/run/deskgate/desktops'),
   DESKGATE_DESKTOP_MEMORY_MB: z.coerce.number().int().min(256).max(65536).default(1024),
@@ -128,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, host: HostResou
     python: c.DESKGATE_PYTHON,
     runtimeDir: c.DESKGATE_RUNTIME_DIR,
     policyFile: c.DESKGATE_POLICY_FILE,
-    /** Where desktops run: local processes, or one container each (docs/containers.md). */
+    /** Where desktops run: local processes, one container each (docs/containers.md), or the machine's own console (docs/macos.md). */
     desktopProvider: c.DESKGATE_DESKTOP_PROVIDER,
     /** The container provider's settings; its pids limit is desktopMaxProcesses. */
     container: {

@@ -5,10 +5,11 @@
  * answered worker_lost). Either way it exits 0 (docs/architecture.md, "Drain and failover").
  */
 import { serve } from '@hono/node-server';
-import { createLogger, createRedis } from '@deskgate/dispatch';
+import { advertiseWorker, createLogger, createRedis } from '@deskgate/dispatch';
 import { handleStopSignals, withinMs } from '@deskgate/service-kit';
 import { loadConfig } from './config.ts';
 import { DesktopPool } from './desktops/desktop-pool.ts';
+import { BareMetalDesktopProvider, bareMetalCapabilities, bareMetalSettings } from './desktops/bare-metal-provider.ts';
 import { ContainerDesktopProvider } from './desktops/container-provider.ts';
 import { ProcessDesktopProvider } from './desktops/process-provider.ts';
 import type { DesktopProvider } from './desktops/provider.ts';
@@ -22,12 +23,18 @@ const log = createLogger('deskgate-worker', config.logLevel, { worker: config.wo
 log.info({ maxDesktops: config.maxDesktops, why: config.maxDesktopsReason }, `capacity: ${config.maxDesktops} desktops`);
 const redis = createRedis(config.redisUrl, 'worker');
 const metrics = createWorkerMetrics();
+// Bare metal: the machine's one console (docs/macos.md), so one desktop and at most one spare.
+const bareMetal = config.desktopProvider === 'bare-metal' ? new BareMetalDesktopProvider(bareMetalSettings(), log) : null;
+if (bareMetal) Object.assign(config, { maxDesktops: 1, warmDesktops: Math.min(config.warmDesktops, 1), maxDesktopsReason: 'bare metal: the one console' });
+const platform = bareMetal?.platform ?? 'linux';
+advertiseWorker(config.workerId, { platform, capabilities: bareMetal ? bareMetalCapabilities(platform) : ['x11', 'xtest', 'settle', `desktops_${config.desktopProvider}`] });
 const provider: DesktopProvider =
-  config.desktopProvider === 'container'
+  bareMetal ??
+  (config.desktopProvider === 'container'
     ? new ContainerDesktopProvider({ workerId: config.workerId, ...config.container, maxProcesses: config.desktopMaxProcesses, panel: config.desktopPanel }, log)
-    : new ProcessDesktopProvider(config.windowManager, log);
+    : new ProcessDesktopProvider(config.windowManager, log));
 await provider.prepare();
-log.info({ provider: provider.kind }, `desktops run as ${provider.kind === 'container' ? `containers of ${config.container.image}` : 'local processes'}`);
+log.info({ provider: provider.kind, platform }, `desktops run as ${provider.kind === 'container' ? `containers of ${config.container.image}` : provider.kind === 'bare-metal' ? `this machine's console (${platform})` : 'local processes'}`);
 const pool = new DesktopPool(config, provider, redis, metrics, log, loadPolicyFile(config.policyFile));
 
 let ready = false;
@@ -39,7 +46,7 @@ const http = serve({ fetch: createHealthApp(metrics, () => ready && pool.ready).
 );
 
 await pool.fillSpares();
-const lifecycle = startLifecycleWorkers(pool, redis, config.workerId, log);
+const lifecycle = startLifecycleWorkers(pool, redis, config.workerId, log, platform);
 ready = true;
 // Readiness is announced whatever the log level: launchers wait for this line.
 log.child({}, { level: 'info' }).info({ maxDesktops: config.maxDesktops, warm: config.warmDesktops, size: config.desktopSize }, 'worker ready');

@@ -7,6 +7,7 @@
 import type { Grants } from '../access/grants.ts';
 import type { TenantPolicy } from '../access/policy.ts';
 import type { KeysymChord, MouseButton, WindowSurface, WindowInfo } from '../executor.ts';
+import type { DesktopPlatform } from '../keys/blocklist.ts';
 import type { Point } from '../geometry/coordinates.ts';
 import { parseKeys } from '../keys/keysyms.ts';
 import type { ActionKind, ToolContext, ToolDefinition } from '../tools/define-tool.ts';
@@ -37,6 +38,8 @@ export interface Facts {
   unchanged: boolean;
   /** Key chords the action presses, parsed once; `together` when all are held at once. */
   chords: { chords: KeysymChord[]; together: boolean } | null;
+  /** The desktop's platform (the executor's; linux when it says none): it picks the shortcut lists. */
+  platform?: DesktopPlatform;
 }
 
 interface FactArgs {
@@ -84,5 +87,6 @@ export async function gatherFacts(tool: ToolDefinition, kind: ActionKind, rawArg
     buttonsHeld: facts.buttonsHeld,
     unchanged: explicit.every(({ point }, i) => sameAt[i] || resting(point, facts.cursor)),
     chords: isChord && typeof args.text === 'string' ? { chords: parseKeys(args.text), together: toolName === 'hold_key' } : null,
+    platform: executor.platform ?? 'linux',
   };
 }

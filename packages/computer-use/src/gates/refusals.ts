@@ -116,9 +116,9 @@ export const stalenessGate: Verdict = ({ unchanged }) => {
   return { kind: 'stale_screenshot', message: 'The screen changed at the target since the last screenshot, so the click was not sent. Take a new screenshot and read the coordinates off it.' };
 };
 
-export const keyComboGate: Verdict = ({ chords, grants }) => {
+export const keyComboGate: Verdict = ({ chords, grants, platform }) => {
   if (!chords || grants.flags.systemKeyCombos) return undefined;
-  const blocked = blockedCombo(chords.chords, chords.together);
+  const blocked = blockedCombo(chords.chords, chords.together, platform);
   if (!blocked) return undefined;
   return {
     kind: 'blocked_key_combo',

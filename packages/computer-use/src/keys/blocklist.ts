@@ -15,6 +15,20 @@ import { charKeysym, keysymOf, parseKeys } from './keysyms.ts';
 
 export type ComboPlatform = 'macos' | 'windows' | 'linux';
 
+/**
+ * The desktop the keys go to. An X11 desktop (linux) is checked against every list: the seed's
+ * macOS and Windows combos as well as the X session's own. A macOS desktop is checked against
+ * the seed's macOS list only: there cmd is Command, and meta+l or alt+tab are ordinary keys of
+ * apps (the address bar, a tab switch), not system shortcuts.
+ */
+export type DesktopPlatform = 'linux' | 'macos';
+
+/** Which lists are in force on a desktop of each platform. */
+export const COMBO_LISTS: Record<DesktopPlatform, readonly ComboPlatform[]> = {
+  linux: ['linux', 'macos', 'windows'],
+  macos: ['macos'],
+};
+
 export interface BlockedCombo {
   /** The listed shortcut, normalised: "alt+f4", "shift+meta+q". */
   combo: string;
@@ -108,13 +122,15 @@ const COMPILED = BLOCKED_COMBOS.map((entry) => {
 /**
  * The listed system shortcut that pressing `chords` would send, or undefined. `together`: the
  * chords are all held at once (hold_key), so they count as one chord — "alt f4" held is alt+f4.
+ * `platform`: the desktop's, which decides the lists in force (COMBO_LISTS).
  */
-export function blockedCombo(chords: readonly KeysymChord[], together = false): BlockedCombo | undefined {
+export function blockedCombo(chords: readonly KeysymChord[], together = false, platform: DesktopPlatform = 'linux'): BlockedCombo | undefined {
   const groups = together ? [chords.flat()] : chords;
+  const lists = COMBO_LISTS[platform];
   for (const chord of groups) {
     const { modifiers, keys } = chordParts(chord);
     for (const key of keys) {
-      const hit = COMPILED.find((combo) => combo.key === key && combo.modifiers.every((name) => modifiers.has(name)));
+      const hit = COMPILED.find((combo) => combo.key === key && lists.includes(combo.entry.platform) && combo.modifiers.every((name) => modifiers.has(name)));
       if (hit) return hit.entry;
     }
   }

@@ -1,6 +1,6 @@
 /** Who is calling and where: what the gateway resolved about an MCP request before any tool runs. */
 import type { CoordinateMode, ScreenshotAfter, Surface } from '@deskgate/computer-use';
-import type { SessionRef } from '@deskgate/dispatch';
+import type { Platform, SessionRef } from '@deskgate/dispatch';
 
 export interface CallScope {
   ref: SessionRef;
@@ -14,4 +14,6 @@ export interface CallScope {
   coordinateMode: CoordinateMode;
   /** ?screenshot_after=settled on /mcp: tools that act reply with a screenshot of the settled screen. */
   screenshotAfter?: ScreenshotAfter;
+  /** ?platform=: the kind of desktop a new session asks for (linux, macos); absent: linux, as before platforms. */
+  platform?: Platform;
 }

@@ -51,7 +51,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       const { name, arguments: args } = request.params;
       let result: ToolCallResult;
       let timings: Record<string, number> = {};
-      const caller = { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter, reachedSession: false };
+      const caller = { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter, reachedSession: false, ...(scope.platform ? { platform: scope.platform } : {}) };
       try {
         const switchedOff = await killSwitch.refusal(scope.ref.tenant);
         if (switchedOff) throw switchedOff;

@@ -22,6 +22,8 @@ import {
   DesktopRegistry,
   DesktopsBusyError,
   LifecycleClient,
+  PlatformUnavailableError,
+  type Platform,
   SessionStore,
   claimLock,
   keys,
@@ -69,6 +71,8 @@ export interface Caller {
   reachedSession?: boolean;
   /** ?screenshot_after= of the caller's endpoint, passed on with every call. */
   screenshotAfter?: ScreenshotAfter;
+  /** ?platform= of the caller's endpoint: a new session is started only on a worker of it; an existing one must run on it. */
+  platform?: Platform;
   /** `person`: a person drives from the web console (console/person-actions.ts). */
   actor?: 'person';
 }
@@ -88,6 +92,8 @@ export class SessionRouter {
   // One allocation in flight per session on this gateway: concurrent first calls share it.
   private readonly allocating = new Map<string, Promise<string>>();
   private readonly bindings = new Map<string, string>();
+  /** The platform of desktops whose sessions were asked for one (desktop ids are never reused). */
+  private readonly desktopPlatforms = new Map<string, string>();
   private readonly sessions: SessionStore;
   private readonly redis: Redis;
   private readonly log: Logger;
@@ -108,6 +114,7 @@ export class SessionRouter {
   async call(ref: SessionRef, caller: Caller, tool: string, args: unknown, extraMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<ActionReply> {
     const key = refKey(ref);
     const remembered = this.bindings.get(key);
+    if (remembered && caller.platform) await this.checkPlatform(ref, remembered, caller.platform);
     const desktopId = remembered ?? (await this.bind(ref, caller, coordinateMode));
     caller.reachedSession = true;
     try {
@@ -137,10 +144,27 @@ export class SessionRouter {
   }
 
   private async bind(ref: SessionRef, caller: Caller, coordinateMode: CoordinateMode): Promise<string> {
-    const desktopId = (await this.sessions.desktopOf(ref)) ?? (await this.allocate(ref, caller, coordinateMode));
+    const existing = await this.sessions.desktopOf(ref);
+    if (existing && caller.platform) await this.checkPlatform(ref, existing, caller.platform);
+    const desktopId = existing ?? (await this.allocate(ref, caller, coordinateMode));
     if (this.bindings.size >= MAX_REMEMBERED) this.bindings.delete(this.bindings.keys().next().value!);
     this.bindings.set(refKey(ref), desktopId);
     return desktopId;
+  }
+
+  /** A session keeps the platform it started on: asking for another one is refused, nothing run. */
+  private async checkPlatform(ref: SessionRef, desktopId: string, platform: Platform): Promise<void> {
+    let runsOn = this.desktopPlatforms.get(desktopId);
+    if (!runsOn) {
+      const record = (await this.deps.desktops.get(desktopId)) as (Record<string, unknown> & { platform?: string }) | null;
+      if (!record) return;
+      runsOn = record.platform ?? 'linux';
+      if (this.desktopPlatforms.size >= MAX_REMEMBERED) this.desktopPlatforms.delete(this.desktopPlatforms.keys().next().value!);
+      this.desktopPlatforms.set(desktopId, runsOn);
+    }
+    if (runsOn !== platform) {
+      throw new ToolError('state_conflict', `Session "${ref.name}" runs on a ${runsOn} desktop, not ${platform}: a session keeps the platform it started on. Nothing was done; use another session name for a ${platform} desktop.`);
+    }
   }
 
   private allocate(ref: SessionRef, caller: Caller, coordinateMode: CoordinateMode): Promise<string> {
@@ -159,11 +183,13 @@ export class SessionRouter {
     let desktopId: string;
     const waitStarted = performance.now();
     try {
-      desktopId = await this.deps.lifecycle.allocate(ref, { waitMs: this.settings.desktopWaitMs, startMs: this.settings.allocateTimeoutMs }, coordinateMode);
+      desktopId = await this.deps.lifecycle.allocate(ref, { waitMs: this.settings.desktopWaitMs, startMs: this.settings.allocateTimeoutMs }, coordinateMode, caller.platform);
       this.deps.onDesktopWait?.(performance.now() - waitStarted, 'ok');
     } catch (error) {
       this.deps.onDesktopWait?.(performance.now() - waitStarted, error instanceof DesktopsBusyError ? 'busy' : 'failed');
       this.log.warn({ err: error, tenant: ref.tenant, session: ref.name }, 'no desktop could be allocated');
+      // No worker offers the platform asked for: its own clear answer (it names no worker).
+      if (error instanceof PlatformUnavailableError) throw error;
       if (!(error instanceof DesktopsBusyError)) throw new ToolError('desktop_unavailable', `No desktop could be started for session "${ref.name}" right now. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`);
       // Started meanwhile by a concurrent first call (on another gateway)?
       const started = await this.sessions.desktopOf(ref).catch(() => null);

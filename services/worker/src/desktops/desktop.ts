@@ -30,7 +30,8 @@ export class Desktop {
     /** Apps started with open_application end with the desktop. */
     readonly apps: DesktopApps,
   ) {
-    this.executor = new LinuxExecutor(capture, input, apps, () => [handle.pids.panel]);
+    // The protocol is the same on every platform; the platform picks the gates' shortcut lists.
+    this.executor = Object.assign(new LinuxExecutor(capture, input, apps, () => [handle.pids.panel]), { platform: handle.platform ?? 'linux' });
     handle.onFailure((reason) => {
       this.failure ??= reason;
       for (const listener of this.failureListeners.splice(0)) listener(reason);

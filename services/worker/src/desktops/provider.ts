@@ -2,15 +2,18 @@
  * Where desktops come from. The process provider runs Xvfb, a window manager and a panel on
  * this host as an unprivileged desktop user, with the helpers as the worker's children; the
  * container provider runs all of it in one hardened container per desktop, the helpers
- * listening on Unix sockets the worker connects to (docs/containers.md).
+ * listening on Unix sockets the worker connects to (docs/containers.md); the bare-metal provider
+ * connects to the helpers of the machine's own console (docs/macos.md).
  */
 import type { HelperTransport } from '../helpers/helper-process.ts';
 import type { InputClient } from '../helpers/input-client.ts';
 import type { DesktopApps } from '../launch/desktop-apps.ts';
 
 export interface DisplayHandle {
-  /** The X display name helpers connect to, e.g. ":101". */
+  /** The X display name helpers connect to, e.g. ":101" (a bare-metal Mac's console: its configured name). */
   display: string;
+  /** What the desktop runs (absent: linux, an X11 desktop); the gates pick the shortcut lists by it. */
+  platform?: 'linux' | 'macos';
   /** The whole screen: with several monitors, they sit side by side within it. */
   width: number;
   height: number;
@@ -41,7 +44,7 @@ export interface DisplayHandle {
 }
 
 export interface DesktopProvider {
-  readonly kind: 'process' | 'container';
+  readonly kind: 'process' | 'container' | 'bare-metal';
   /**
    * Once, before the first start: checks what desktops need (users, image, engine) and removes
    * whatever a dead worker of the same id left behind.

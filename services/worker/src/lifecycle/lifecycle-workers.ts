@@ -10,7 +10,7 @@
  * worker that would have to refuse it.
  */
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import { ALLOCATE_GRACE_MS, LIFECYCLE_QUEUE, allocateJob, keys, releaseJob, workerQueueName } from '@deskgate/dispatch';
+import { ALLOCATE_GRACE_MS, allocateJob, keys, lifecycleQueueFor, releaseJob, workerQueueName, type Platform } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DesktopPool } from '../desktops/desktop-pool.ts';
@@ -20,10 +20,11 @@ const LOCK_MS = 30_000;
 /** After a Redis error, wait this long before fetching again. */
 const RETRY_MS = 500;
 
-export function startLifecycleWorkers(pool: DesktopPool, redis: Redis, workerId: string, log: Logger) {
+/** `platform`: the worker's; it takes allocations only from its platform's queue (platform.ts). */
+export function startLifecycleWorkers(pool: DesktopPool, redis: Redis, workerId: string, log: Logger, platform: Platform = 'linux') {
   const prefix = keys.bullPrefix();
   // No processor: the loop below fetches. drainDelay is how long one blocking fetch lasts.
-  const allocations = new Worker(LIFECYCLE_QUEUE, null, { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix, lockDuration: LOCK_MS, drainDelay: 5 });
+  const allocations = new Worker(lifecycleQueueFor(platform), null, { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix, lockDuration: LOCK_MS, drainDelay: 5 });
   const release = new Worker(
     workerQueueName(workerId),
     async (job: Job) => {
