@@ -36,4 +36,11 @@ iptables -t nat -S POSTROUTING 2>/dev/null | grep 'name: \\"deskgate-pods\\"' | 
 done
 rm -f /etc/cni/net.d/10-deskgate.conflist
 rm -rf /run/deskgate-containerd "$ST/containerd" "$ST/cni" "$ST/etcd"
+# The host folders cluster-up.sh made (none of them is left mounted by now).
+if [ -f "$ST/created-dirs" ]; then
+  while read -r dir; do
+    grep -q " $dir[/ ]" /proc/mounts || rm -rf "$dir"
+  done < "$ST/created-dirs"
+  rm -f "$ST/created-dirs"
+fi
 say "cluster down ($((SECONDS - started)) s)"

@@ -7,7 +7,7 @@
 # What it changes on the host (cluster-down.sh undoes each): Debian packages
 # containernetworking-plugins and conntrack (kept); /etc/cni/net.d/10-deskgate.conflist;
 # the cni0 bridge and pod veths; kube-proxy's KUBE-* iptables chains; mounts under
-# /var/lib/kubelet; /run/deskgate-containerd; the processes, pids in .deskgate/k8s/cluster.
+# /var/lib/kubelet, /var/lib/cni and /etc/cni (removed when it made them); /run/deskgate-containerd; the processes, pids in .deskgate/k8s/cluster.
 #
 # The fixes this machine needs (docs/kubernetes.md): containerd restrict_oom_score_adj (root
 # has no CAP_SYS_RESOURCE, kubelet asks for oom_score_adj -998); kubelet on cgroup v1
@@ -29,6 +29,10 @@ done
 ensure_debian_packages "the node's network plugins" containernetworking-plugins conntrack
 scripts/k8s/build-tools.sh cluster
 mkdir -p "$ST/logs" "$ST/etcd"
+# The host folders the node makes, noted when they do not exist yet, for cluster-down.sh.
+for dir in /var/lib/kubelet /var/lib/cni /etc/cni/net.d /etc/cni; do
+  [ -e "$dir" ] || grep -qx "$dir" "$ST/created-dirs" 2>/dev/null || echo "$dir" >> "$ST/created-dirs"
+done
 NODE_IP=$(ip -4 route get 1.1.1.1 | sed -n 's/.* src \([0-9.]*\).*/\1/p')
 api_credentials "$ST" 6443
 # The kubelet's own token.

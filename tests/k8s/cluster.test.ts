@@ -117,46 +117,73 @@ test('a worker pod killed mid-call: the call answers worker_lost, the new pod ta
   assert.ok(sessions.includes(replacement), `the session is on ${replacement}: ${sessions}`);
 });
 
-test('scale-out under load and scale-in: a warm desktop at once, a cold one on a new worker pod, the removed pod is the idle one, no session cut', async () => {
+interface Demand { workers: number; desktops: { busy: number; warm: number; free: number }; sessions: { waiting: number }; wanted: { desktops: number; workers: number } }
+async function demand(): Promise<Demand> {
+  const response = await fetch(`${GATEWAY}/v1/fleet/demand`, { headers: { Authorization: `Bearer ${await secret('DESKGATE_FLEET_TOKEN')}` } });
+  assert.equal(response.status, 200, await response.clone().text());
+  return (await response.json()) as Demand;
+}
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+/** What KEDA's metrics-api trigger does with wanted.desktops ÷ DESKGATE_MAX_DESKTOPS: here, by hand. */
+const scaleTo = (replicas: number) => kubectl('-n', 'deskgate-workers', 'scale', 'deployment/deskgate-worker', `--replicas=${replicas}`);
+
+test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new worker pod, scale-in removes the idle pod and cuts no session', async () => {
   assert.ok(mcp, 'the session of the previous tests');
   // The local worker runs 2 desktops: session k8s holds one, the warm spare is the other.
   const warm = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-warm`, apiKey);
   const cold = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-cold`, apiKey);
+  const end = (name: string) => fetch(`${GATEWAY}/v1/sessions/${name}`, { method: 'DELETE', headers: { Authorization: `Bearer ${operatorKey}` } });
+  const listed = () => fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } }).then((response) => response.text());
   try {
     let started = performance.now();
     const warmShot = await warm.call('screenshot');
     assert.ok(!warmShot.isError, textOf(warmShot));
     console.log(`demand → ready desktop, warm (a spare of a running worker): ${seconds(performance.now() - started)}`);
 
-    // The worker is full: a third session waits for a desktop (DESKGATE_DESKTOP_WAIT_SECONDS)
-    // while a second worker pod starts — what KEDA does when wanted.workers rises.
+    // The worker is full: a third session waits for a desktop (DESKGATE_DESKTOP_WAIT_SECONDS);
+    // the demand route asks for a second worker, and the scaler adds it.
     const [first] = await workerPods();
     started = performance.now();
     const coldShot = cold.call('screenshot');
-    await kubectl('-n', 'deskgate-workers', 'scale', 'deployment/deskgate-worker', '--replicas=2');
+    const asked = await until('wanted.workers = 2', async () => {
+      const now = await demand();
+      return now.sessions.waiting >= 1 && now.wanted.workers === 2 ? now : undefined;
+    }, 15_000);
+    console.log(`demand while full: ${JSON.stringify(asked)}`);
+    await scaleTo(asked.wanted.workers);
     const answer = await coldShot;
     assert.ok(!answer.isError, textOf(answer));
     console.log(`demand → ready desktop, cold (a new worker pod): ${seconds(performance.now() - started)}`);
     const pods = await workerPods();
     assert.equal(pods.length, 2);
     const second = pods.find((pod) => pod !== first)!;
-    const listed = () => fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } }).then((response) => response.text());
     assert.ok((await listed()).includes(second), 'the third session is on the new pod');
 
-    // Load goes: the third session ends, the new pod is idle; scale-in removes it (the
-    // ReplicaSet removes the pod ready for the shortest time first) and cuts nothing.
-    const ended = await fetch(`${GATEWAY}/v1/sessions/k8s-cold`, { method: 'DELETE', headers: { Authorization: `Bearer ${operatorKey}` } });
-    assert.ok(ended.ok, `DELETE /v1/sessions/k8s-cold: ${ended.status} ${await ended.text()}`);
+    // Load goes: the new pod's session and the warm one end; one busy desktop and the spare
+    // fit one worker. Scale-in removes the pod ready for the shortest time first — the idle one.
+    assert.ok((await end('k8s-cold')).ok);
+    assert.ok((await end('k8s-warm')).ok);
+    const calm = await until('wanted.workers = 1', async () => {
+      const now = await demand();
+      return now.wanted.workers === 1 ? now : undefined;
+    }, 15_000);
+    console.log(`demand after the load: ${JSON.stringify(calm)}`);
     started = performance.now();
-    await kubectl('-n', 'deskgate-workers', 'scale', 'deployment/deskgate-worker', '--replicas=1');
+    await scaleTo(calm.wanted.workers);
     await kubectl('-n', 'deskgate-workers', 'wait', '--for=delete', `pod/${second}`, '--timeout=60s');
     console.log(`scale-in: the idle pod drained and gone in ${seconds(performance.now() - started)}`);
     assert.deepEqual(await workerPods(), [first]);
-    for (const [name, session] of [['k8s', mcp], ['k8s-warm', warm]] as const) {
-      const shot = await session.call('screenshot');
-      assert.ok(!shot.isError, `${name}: ${textOf(shot)}`);
-      assert.doesNotMatch(textOf(shot), /desktop was lost/, `${name} kept its desktop`);
-    }
+    const shot = await mcp.call('screenshot');
+    assert.ok(!shot.isError, textOf(shot));
+    assert.doesNotMatch(textOf(shot), /desktop was lost/, 'the session on the remaining pod kept its desktop');
   } finally {
     await warm.close().catch(() => undefined);
     await cold.close().catch(() => undefined);
