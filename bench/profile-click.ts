@@ -2,8 +2,9 @@
  * A focused profile run, not part of `npm run bench`: one stack, one session; N pings, N
  * left_clicks and N/2 screenshots (1280×800), each with its p50, deskgate's own timings and
  * the CPU each process spent per call — for before/after comparisons while working on the
- * hot paths. PROFILE_N sets N (default 400); DESKGATE_NODE_ARGS="--cpu-prof
- * --cpu-prof-dir=DIR" writes CPU profiles of the services.
+ * hot paths. PROFILE_N sets N (default 400); PROFILE_SCREENSHOTS=0 leaves the screenshots out
+ * (a CPU profile of clicks alone); DESKGATE_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" writes CPU
+ * profiles of the services.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { sessionDesktop, showContent } from './desktop.ts';
 import { summarize } from './stats.ts';
 
 const N = Number(process.env.PROFILE_N ?? 400);
+const SCREENSHOTS = process.env.PROFILE_SCREENSHOTS !== '0';
 const stack = await startStack({
   env: {
     REDIS_URL: '',
@@ -52,7 +54,7 @@ try {
   const shots: number[] = [];
   const shotTimings: Record<string, number[]> = {};
   const shotMeter = startCpuMeter(groups);
-  for (let i = 0; i < N / 2; i++) {
+  for (let i = 0; SCREENSHOTS && i < N / 2; i++) {
     const shot = await client.ok('screenshot');
     shots.push(shot.ms);
     for (const [key, value] of Object.entries(shot.timings)) (shotTimings[key] ??= []).push(value);
@@ -64,9 +66,11 @@ try {
   console.log(`  CPU ms per ping:  ${perCall(pingCpu)}`);
   console.log(`  CPU ms per click: ${perCall(clickCpu)}`);
   for (const [key, values] of Object.entries(timings)) console.log(`  ${key.padEnd(24)} p50 ${p50(values)}`);
-  console.log(`screenshot 1280×800 p50 ${p50(shots)} ms`);
-  console.log(`  CPU ms per screenshot: ${perCall(shotCpu, N / 2)}`);
-  for (const [key, values] of Object.entries(shotTimings)) console.log(`  ${key.padEnd(24)} p50 ${p50(values)}`);
+  if (SCREENSHOTS) {
+    console.log(`screenshot 1280×800 p50 ${p50(shots)} ms`);
+    console.log(`  CPU ms per screenshot: ${perCall(shotCpu, N / 2)}`);
+    for (const [key, values] of Object.entries(shotTimings)) console.log(`  ${key.padEnd(24)} p50 ${p50(values)}`);
+  }
   xterm.kill();
   await client.close();
 } finally {

@@ -62,7 +62,11 @@ class GuardFailed(RuntimeFault):
     def __init__(self, reason, sent=None, typed=None):
         super().__init__(f"{reason}; {sent or 'nothing was sent'}")
         self.reason, self.typed = reason, typed
+        self.facts = None  # the facts read under the guard, when it was judged on reported ones
 
     @property
     def details(self):
-        return {} if self.typed is None else {"typed": self.typed}
+        details = {} if self.typed is None else {"typed": self.typed}
+        if self.facts is not None:
+            details["facts"] = self.facts
+        return details

@@ -10,7 +10,12 @@ carry the facts it was judged on:
 - `focus`: the window that must hold the X input focus (a client, or a popup), resolved as
   gate_facts resolves it;
 - `at`: [x, y, kind, window] — what must be at each point (kind and window of the surface,
-  from the same server-side hit test as gate_facts).
+  from the same server-side hit test as gate_facts);
+- `facts`: a token of facts this runtime reported (reported_facts.py): the gates judged on those
+  without asking for them again, so the whole of gate_facts is read again under the grab and must
+  still be what the token stands for. A refusal then carries the fresh facts (with their token),
+  for the worker to judge again without another round trip. Checked once per op (the first
+  chunk of a `type` or `key`); later chunks check `focus`/`at` as usual.
 
 The check and the input happen under one server grab: XGrabServer, the re-check (one round
 trip), the XTest events and a sync (the server processes fake input between requests, so by
@@ -21,6 +26,7 @@ is sent: `guard_failed`.
 import contextlib
 
 from .errors import GuardFailed
+from .reported_facts import TOKEN_MAX, ReportedFacts
 from .surfaces import CLIENT, DECORATION, NONE, POPUP, ROOT, UNKNOWN
 
 KINDS = (CLIENT, DECORATION, POPUP, ROOT, NONE, UNKNOWN)
@@ -30,9 +36,11 @@ MAX_POINTS = 16
 
 
 class Guard:
-    def __init__(self, focus=None, at=()):
+    def __init__(self, focus=None, at=(), facts=None):
         self.focus = focus    # window id, or None: the focus is not checked
         self.at = list(at)    # [((x, y), kind, window or None)]
+        self.facts = facts    # a reported facts token, or None: only focus/at are checked
+        self.spent = False    # the facts token was checked (once per op)
 
 
 def parse_guard(p, width, height):
@@ -41,7 +49,7 @@ def parse_guard(p, width, height):
     if value is None:
         return None
     where = f"{p.op}: 'guard'"
-    unknown = sorted(set(value) - {"focus", "at"})
+    unknown = sorted(set(value) - {"focus", "at", "facts"})
     if unknown:
         raise ValueError(f"{where} has unknown field(s) {', '.join(unknown)}")
     focus, at = value.get("focus"), value.get("at")
@@ -49,6 +57,10 @@ def parse_guard(p, width, height):
         raise ValueError(f"{where} must have 'focus', 'at' or both (or be left out)")
     if focus is not None:
         _window_id(f"{where}.focus", focus)
+    facts = value.get("facts")
+    if facts is not None and (not isinstance(facts, str) or not 1 <= len(facts) <= TOKEN_MAX):
+        raise ValueError(f"{where}.facts must be a facts token (a string of 1 to {TOKEN_MAX} "
+                         f"characters), got {facts!r}")
     if at is not None and (not isinstance(at, list) or len(at) > MAX_POINTS):
         raise ValueError(f"{where}.at must be a list of at most {MAX_POINTS} entries")
     entries = []
@@ -65,7 +77,7 @@ def parse_guard(p, width, height):
         if window is not None:
             _window_id(f"{name}: window", window)
         entries.append(((x, y), kind, window))
-    return Guard(focus, entries)
+    return Guard(focus, entries, facts)
 
 
 def _window_id(name, value):
@@ -78,6 +90,21 @@ class Guards:
 
     def __init__(self, x, surfaces):
         self.x, self.surfaces = x, surfaces
+        self.reported = ReportedFacts()
+
+    def gate_facts(self, points):
+        """gate_facts, reported: the answer carries its token."""
+        return self.reported.report(self.surfaces.gate_facts(points))
+
+    def after(self, guard):
+        """What an op that was judged on reported facts answers with, after its input: the
+        facts now (for the next action's gates), or only the token when they did not change."""
+        if guard is None or guard.facts is None:
+            return {}
+        facts = self.gate_facts([])
+        if facts["token"] == guard.facts:
+            return {"facts": {"token": facts["token"]}}
+        return {"facts": facts}
 
     @contextlib.contextmanager
     def hold(self, guard, what):
@@ -92,7 +119,26 @@ class Guards:
             yield
 
     def check(self, guard, what):
-        focus, at = self.surfaces.now([p for p, _, _ in guard.at], guard.focus is not None)
+        points = [p for p, _, _ in guard.at]
+        if guard.facts is not None and not guard.spent:
+            guard.spent = True
+            return self._check_reported(guard, what, points)
+        focus, at = self.surfaces.now(points, guard.focus is not None)
+        self._compare(guard, what, focus, at)
+
+    def _check_reported(self, guard, what, points):
+        facts = self.surfaces.gate_facts(points)
+        token = guard.facts
+        try:
+            if not self.reported.holds(token, facts):
+                raise GuardFailed(f"{what}: the desktop changed since the facts it was judged "
+                                  f"on were reported")
+            self._compare(guard, what, facts["focus"], facts["at"])
+        except GuardFailed as refused:
+            refused.facts = self.reported.report(facts)
+            raise
+
+    def _compare(self, guard, what, focus, at):
         if guard.focus is not None and not (focus["kind"] in FOCUS_KINDS
                                             and focus["window"] == guard.focus):
             raise GuardFailed(f"{what}: the input focus is on {_describe(focus)} now, not on "

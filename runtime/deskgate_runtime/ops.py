@@ -132,7 +132,7 @@ def op_move(rt, p):
     p.done()
     with rt.guards.hold(guard, "move"):
         rt.pointer.move(x, y)
-    return {}
+    return rt.guards.after(guard)
 
 
 def op_click(rt, p):
@@ -143,7 +143,7 @@ def op_click(rt, p):
     p.done()
     with _pointer_action(rt, "click", mods, guard):
         rt.pointer.click(x, y, button, count)
-    return {}
+    return rt.guards.after(guard)
 
 
 def _mouse_button_op(pressing):
@@ -158,7 +158,7 @@ def _mouse_button_op(pressing):
             raise ValueError(f"mouse_down: button {button} is already held; send mouse_up first")
         with rt.guards.hold(guard, p.op):
             (rt.pointer.down if pressing else rt.pointer.up)(button, None if x is None else (x, y))
-        return {}
+        return rt.guards.after(guard)
     return handler
 
 
@@ -170,7 +170,7 @@ def op_drag(rt, p):
     p.done()
     with _pointer_action(rt, "drag", mods, guard):  # press, motion and release: one grab
         rt.pointer.drag(start, end, button)
-    return {}
+    return rt.guards.after(guard)
 
 
 def op_scroll(rt, p):
@@ -181,7 +181,7 @@ def op_scroll(rt, p):
     p.done()
     with _pointer_action(rt, "scroll", mods, guard):
         rt.pointer.scroll(x, y, direction, amount)
-    return {}
+    return rt.guards.after(guard)
 
 
 def op_key(rt, p):
@@ -189,14 +189,14 @@ def op_key(rt, p):
     guard = _guard(rt, p)
     p.done()
     rt.keyboard.key(chords, repeat, guard)
-    return {}
+    return rt.guards.after(guard)
 
 
 def op_key_down(rt, p):
     chords, guard = _chords(p), _guard(rt, p)
     p.done()
     rt.keyboard.key_down(chords, guard)
-    return {}
+    return rt.guards.after(guard)
 
 
 def op_key_up(rt, p):
@@ -212,7 +212,7 @@ def op_type(rt, p):
     p.done()
     if len(text) > MAX_TEXT:
         raise ValueError(f"type: text is {len(text)} characters; the limit is {MAX_TEXT}")
-    return {"typed": rt.keyboard.type_text(text, guard)}
+    return {"typed": rt.keyboard.type_text(text, guard), **rt.guards.after(guard)}
 
 
 def op_cursor_position(rt, p):
@@ -243,10 +243,11 @@ def op_list_windows(rt, p):
 def op_gate_facts(rt, p):
     """Everything the gate pipeline judges an input action by: the real X input focus, what
     is at each point and under the pointer, held buttons, the client windows. The window
-    state is kept from X events; the pointer query doubles as its sync point."""
+    state is kept from X events; the pointer query doubles as its sync point. The answer's
+    `token` names them for an input op judged on them (guard.py, reported_facts.py)."""
     points = p.point_list("points", rt.x.width, rt.x.height, MAX_GATE_POINTS, [])
     p.done()
-    return rt.surfaces.gate_facts(points)
+    return rt.guards.gate_facts(points)
 
 
 def op_iconify(rt, p):

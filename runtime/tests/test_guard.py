@@ -266,3 +266,87 @@ def test_malformed_guard_sends_nothing(rt, probe, focused):
     assert rt.error("click", x=5, y=5, guard={"at": [[5, 5, "app", 1]]})["kind"] == "bad_args"
     time.sleep(0.2)
     assert not probe_input(probe, since)
+
+
+# -- judged on reported facts (one round trip per action) -------------------------------------
+def facts_guard(rt, *points):
+    """The guard the worker sends when its gates judged on the facts reported last."""
+    facts = rt.call("gate_facts", points=[list(p) for p in points])
+    guard = {"at": [[x, y, s["kind"], s["window"]] for (x, y), s in zip(points, facts["at"])],
+             "facts": facts["token"]}
+    return facts, guard
+
+
+def test_reported_facts_token_is_stable_until_something_changes(rt, probe, focused, xconn):
+    d, window = xconn
+    x, y = probe.center("color_area")
+    first = rt.call("gate_facts", points=[[x, y]])
+    assert first["token"] == rt.call("gate_facts")["token"]  # the points are not part of it
+    managed(rt, d, window, "tokenOther")  # a window mapped, the focus moved
+    assert rt.call("gate_facts")["token"] != first["token"]
+
+
+def test_input_judged_on_reported_facts_is_sent_and_answers_the_facts_after(rt, probe, focused):
+    x, y = probe.center("color_area")
+    rt.call("move", x=x, y=y)
+    facts, guard = facts_guard(rt, (x, y))
+    since = probe.mark()
+    answer = rt.call("click", x=x, y=y, button="left", guard=guard)
+    assert probe.wait_for(lambda e: e["type"] == "release", since)
+    # Nothing the gates judge by changed: only the token comes back.
+    assert answer == {"facts": {"token": facts["token"]}}
+    # A move changes the pointer: the facts after it come back whole, with a new token.
+    answer = rt.call("move", x=x + 3, y=y, guard={"at": [[x + 3, y, "client", focused["id"]]],
+                                                   "facts": facts["token"]})
+    after = answer["facts"]
+    assert after["token"] != facts["token"] and after["cursor"] == {"x": x + 3, "y": y}
+    assert after["under_pointer"]["window"] == focused["id"] and after["at"] == []
+    # Keys judged on those facts.
+    since = probe.mark()
+    answer = rt.call("type", text="ok", guard={"focus": focused["id"], "facts": after["token"]})
+    assert answer == {"typed": 2, "facts": {"token": after["token"]}}
+    assert probe.wait_text("ok", since)
+
+
+def test_input_judged_on_facts_that_changed_is_refused_with_the_fresh_facts(rt, probe, focused,
+                                                                          xconn, desktop):
+    d, window = xconn
+    x, y = probe.center("color_area")
+    facts, guard = facts_guard(rt, (x, y))
+    other = managed(rt, d, window, "factsOther")  # the focus and the window list changed
+    since = probe.mark()
+    err = rt.error("click", x=x, y=y, button="left", guard=guard)
+    assert err["kind"] == "guard_failed" and "nothing was sent" in err["message"]
+    fresh = err["facts"]
+    assert fresh["token"] != facts["token"] and fresh["focus"]["window"] == other.id
+    assert [s["kind"] for s in fresh["at"]] == ["client"]  # the guard's points, read again
+    assert any(w["id"] == other.id for w in fresh["windows"])
+    err = rt.error("key", chords=chords("x"), guard={"focus": focused["id"],
+                                                     "facts": facts["token"]})
+    assert err["kind"] == "guard_failed" and err["facts"]["token"] == fresh["token"]
+    # A stale or unknown token is refused the same way; the fresh one is sent.
+    assert rt.error("move", x=x, y=y, guard={**guard, "facts": "nope"})["kind"] == "guard_failed"
+    assert not input_events(d) and not probe_input(probe, since)
+    assert server_answers(desktop)
+    rt.call("click", x=x, y=y, button="left", guard={**guard, "facts": fresh["token"]})
+    assert probe.wait_for(lambda e: e["type"] == "release", since)
+
+
+def test_reported_facts_do_not_replace_the_surface_check(rt, probe, focused, xconn):
+    d, window = xconn
+    x, y = probe.center("color_area")
+    facts, guard = facts_guard(rt, (x, y))
+    guard["at"][0][2] = "root"  # a wrong guess of the surface at the point, same token
+    since = probe.mark()
+    err = rt.error("click", x=x, y=y, button="left", guard=guard)
+    assert err["kind"] == "guard_failed" and f"at ({x}, {y})" in err["message"]
+    assert err["facts"]["at"][0]["kind"] == "client"
+    assert not probe_input(probe, since)
+
+
+def test_facts_token_parameter_shape():
+    assert guard_param({"at": [[1, 2, "client", 5]], "facts": "ab-1"}).facts == "ab-1"
+    for bad in ({"at": [[1, 2, "client", 5]], "facts": 5}, {"at": [[1, 2, "client", 5]], "facts": ""},
+                {"at": [[1, 2, "client", 5]], "facts": "x" * 65}, {"facts": "ab-1"}):
+        with pytest.raises(ValueError):
+            guard_param(bad)

@@ -63,6 +63,8 @@ export const INPUT_MAX_KEYSYM = 0x1fffffff;
 /** `gate_facts` points and a guard's `at` entries. */
 export const INPUT_MAX_GATE_POINTS = 16;
 export const INPUT_MAX_GUARD_POINTS = 16;
+/** A guard's `facts` token (reported gate facts): 1 to this many characters. */
+export const INPUT_MAX_FACTS_TOKEN = 64;
 /** Window ids: 1 to this. */
 export const INPUT_MAX_WINDOW_ID = 0xffffffff;
 /** `key` repeat 1–100, `scroll` amount 0–100, `click` count 1–3. */
@@ -86,6 +88,7 @@ export const INPUT_CONSTANTS = {
   max_keysym: INPUT_MAX_KEYSYM,
   max_gate_points: INPUT_MAX_GATE_POINTS,
   max_guard_points: INPUT_MAX_GUARD_POINTS,
+  max_facts_token: INPUT_MAX_FACTS_TOKEN,
   max_window_id: INPUT_MAX_WINDOW_ID,
   max_args: LAUNCH_MAX_ARGS,
   max_launch_bytes: LAUNCH_MAX_BYTES,

@@ -10,6 +10,7 @@ import {
   INPUT_MAX_CHORD_KEYS,
   INPUT_MAX_CHORDS,
   INPUT_MAX_CLICK_COUNT,
+  INPUT_MAX_FACTS_TOKEN,
   INPUT_MAX_GATE_POINTS,
   INPUT_MAX_GUARD_POINTS,
   INPUT_MAX_KEYSYM,
@@ -38,10 +39,15 @@ const chords = z
   .min(1)
   .max(INPUT_MAX_CHORDS);
 
-/** The input guard (docs/input-runtime.md, "Input guard"): what the gates judged, re-checked as the input is sent. */
+/**
+ * The input guard (docs/input-runtime.md, "Input guard"): what the gates judged, re-checked as
+ * the input is sent. `facts`: the token of reported gate facts the gates judged on instead of
+ * asking for them first; the runtime reads them again under the grab ("Judged on reported facts").
+ */
 export const inputGuardSchema = z
   .strictObject({
     focus: windowId.nullish(),
+    facts: z.string().min(1).max(INPUT_MAX_FACTS_TOKEN).nullish(),
     at: z.array(z.tuple([coord, coord, surfaceKindSchema, windowId.nullable()])).max(INPUT_MAX_GUARD_POINTS).nullish(),
   })
   .refine((g) => g.focus != null || (g.at?.length ?? 0) > 0, "a guard must have 'focus', 'at' or both");
@@ -130,31 +136,40 @@ export const windowSchema = appSchema.omit({ window: true }).extend({ id: z.int(
 export const surfaceSchema = z.object({ kind: surfaceKindSchema, window: nullableInt, app: appSchema.nullable() });
 const empty = z.object({});
 
+/** gate_facts' answer: what the gates judge an input action by, and the token it was reported under. */
+export const gateFactsSchema = z.object({
+  windows: z.array(windowSchema),
+  focus: surfaceSchema,
+  at: z.array(surfaceSchema),
+  cursor: z.object({ x: z.int(), y: z.int() }),
+  under_pointer: surfaceSchema,
+  buttons: z.array(mouseButtonSchema),
+  token: z.string().min(1).max(INPUT_MAX_FACTS_TOKEN),
+});
+export type GateFactsResult = z.output<typeof gateFactsSchema>;
+/** After an input op judged on reported facts: the facts now, or only the token when they did not change. */
+export const factsAfterSchema = z.union([gateFactsSchema, z.object({ token: gateFactsSchema.shape.token })]);
+/** An input op's answer: nothing, or (judged on reported facts) the facts after it. */
+const sent = z.object({ facts: factsAfterSchema.optional() });
+
 export const inputResultSchemas = {
   ping: empty,
   check: z.object({ xtest: z.boolean(), width: z.int(), height: z.int() }),
-  move: empty,
-  click: empty,
-  mouse_down: empty,
-  mouse_up: empty,
-  drag: empty,
-  scroll: empty,
-  key: empty,
-  key_down: empty,
+  move: sent,
+  click: sent,
+  mouse_down: sent,
+  mouse_up: sent,
+  drag: sent,
+  scroll: sent,
+  key: sent,
+  key_down: sent,
   key_up: empty,
-  type: z.object({ typed: z.int() }),
+  type: sent.extend({ typed: z.int() }),
   cursor_position: z.object({ x: z.int(), y: z.int() }),
   frontmost_app: appSchema,
   window_at: appSchema,
   list_windows: z.object({ windows: z.array(windowSchema) }),
-  gate_facts: z.object({
-    windows: z.array(windowSchema),
-    focus: surfaceSchema,
-    at: z.array(surfaceSchema),
-    cursor: z.object({ x: z.int(), y: z.int() }),
-    under_pointer: surfaceSchema,
-    buttons: z.array(mouseButtonSchema),
-  }),
+  gate_facts: gateFactsSchema,
   iconify: empty,
   activate: empty,
   release_all: empty,

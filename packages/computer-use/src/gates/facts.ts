@@ -12,6 +12,7 @@ import type { Point } from '../geometry/coordinates.ts';
 import { parseKeys } from '../keys/keysyms.ts';
 import type { ActionKind, ToolContext, ToolDefinition } from '../tools/define-tool.ts';
 import { resolvePoint } from '../tools/target.ts';
+import { reporting } from './reported-facts.ts';
 import { targetsOf } from './targets.ts';
 
 export interface Target {
@@ -64,10 +65,15 @@ export async function gatherFacts(tool: ToolDefinition, kind: ActionKind, rawArg
     if (spec.from !== 'pointer') explicit.push({ index, point: await resolvePoint(args[spec.from]!, context, spec.from) });
   }
   const checkPixels = tool.pixelChecked && state.lastScreenshot !== null && state.coordinateMode === 'pixels';
-  const [facts, sameAt] = await Promise.all([
+  const compare = (point: Point) => (checkPixels ? executor.unchangedSince(state.lastScreenshot!.slot, point) : true);
+  // A target the pointer rests on needs no pixel check (see `resting`); judged on a report, the pointer is known first.
+  const pointer = reporting(executor).knownPointer?.() ?? null;
+  const [facts, checked] = await Promise.all([
     executor.gateFacts(explicit.map((target) => target.point)),
-    Promise.all(explicit.map(({ point }) => (checkPixels ? executor.unchangedSince(state.lastScreenshot!.slot, point) : true))),
+    Promise.all(explicit.map(({ point }) => (pointer && resting(point, pointer) ? null : compare(point)))),
   ]);
+  // Skipped for a pointer the facts do not have after all: checked now.
+  const sameAt = await Promise.all(explicit.map(({ point }, i) => checked[i] ?? (resting(point, facts.cursor) || compare(point))));
   const targets: Target[] = specs.points.map((spec, index) => {
     const at = explicit.findIndex((target) => target.index === index);
     return at >= 0 ? { point: explicit[at]!.point, needs: spec.needs, surface: facts.at[at]! } : { point: facts.cursor, needs: spec.needs, surface: facts.underPointer };

@@ -10,6 +10,7 @@ import { actionKindOf, type ToolContext, type ToolDefinition } from '../tools/de
 import { hideStrangers, prepareInput } from './effects.ts';
 import { gatherFacts } from './facts.ts';
 import { allowlistGate, judge, type Refusal } from './refusals.ts';
+import { reporting } from './reported-facts.ts';
 
 export async function runGates(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<Refusal | undefined> {
   // Tools that work before any grant, or whose parts are gated one by one, say so themselves.
@@ -19,13 +20,21 @@ export async function runGates(tool: ToolDefinition, args: unknown, context: Too
   if (empty || kind === 'none') return empty;
 
   let facts;
+  let refusal;
   try {
     facts = await gatherFacts(tool, kind, args, context);
+    refusal = judge(facts);
+    const executor = reporting(context.executor);
+    if (refusal && executor.factsWereGuessed?.()) {
+      // Guessed from a report: refused only on facts read for the purpose.
+      executor.stopGuessing?.();
+      facts = await gatherFacts(tool, kind, args, context);
+      refusal = judge(facts);
+    }
   } catch (error) {
     if (isToolError(error)) return { kind: error.kind, message: error.message };
     throw error;
   }
-  const refusal = judge(facts);
   await hideStrangers(facts, context);
   if (refusal) return refusal;
   await prepareInput(facts, context);

@@ -9,7 +9,7 @@
  * while one runs (a batch, a wait, a held key) it is watched, and switching it on — or losing
  * sight of it — stops the call at once with `disabled`.
  */
-import { ToolError, callTool, errorResult, findTool, toolContext, type ApprovalBroker, type SessionState, type TenantPolicy, withSettledScreenshot } from '@deskgate/computer-use';
+import { ToolError, callTool, errorResult, findTool, toolContext, type ApprovalBroker, type SessionState, type TenantPolicy, type ToolCallResult, withSettledScreenshot } from '@deskgate/computer-use';
 import type { ActionHandler, KillSwitch, SessionRef, SessionStore } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
 import type { Desktop } from '../desktops/desktop.ts';
@@ -17,6 +17,28 @@ import type { WorkerMetrics } from '../http/metrics.ts';
 
 /** How often a running call looks at the kill switch (its reads are cached for as long). */
 export const KILL_SWITCH_WATCH_MS = 100;
+
+/**
+ * Tools whose one guarded input op is all they do to the desktop: their gates may judge on the
+ * facts the input runtime reported last, one round trip per action (docs/input-runtime.md,
+ * "Judged on reported facts"). When the runtime refuses because those facts changed, nothing
+ * was sent, so the call is judged and run again on the fresh facts the refusal carried.
+ */
+const JUDGED_ON_REPORTS = new Set(['left_click', 'double_click', 'triple_click', 'right_click', 'middle_click', 'mouse_move', 'scroll', 'key']);
+/** Runs on reported facts at most this often; then once more on facts read for the call (as before reports). */
+const REPORTED_ATTEMPTS = 2;
+
+async function judgedOnReports(executor: Desktop['executor'], tool: string, call: () => Promise<ToolCallResult>): Promise<ToolCallResult> {
+  try {
+    for (let attempt = 1; ; attempt++) {
+      executor.judgeOnReportedFacts(JUDGED_ON_REPORTS.has(tool) && attempt <= REPORTED_ATTEMPTS);
+      const result = await call();
+      if (!executor.mayRunAgain()) return result;
+    }
+  } finally {
+    executor.judgeOnReportedFacts(false);
+  }
+}
 
 export function actionRunner(
   desktop: Desktop,
@@ -55,7 +77,7 @@ export function actionRunner(
     }, KILL_SWITCH_WATCH_MS);
     const toolStarted = performance.now();
     const context = { executor: desktop.executor, state, signal: controller.signal, ...toolAccess };
-    const result = await callTool(request.tool, request.args, context)
+    const result = await judgedOnReports(desktop.executor, request.tool, () => callTool(request.tool, request.args, context))
       // ?screenshot_after=settled on the caller's endpoint: a tool that acts also shows the settled screen.
       .then((answer) => (request.screenshotAfter ? withSettledScreenshot(findTool(request.tool), answer, toolContext(context), toolStarted) : answer))
       .finally(() => {

@@ -23,11 +23,12 @@ import {
   type WindowSurface,
   type WindowSurfaceKind,
 } from '@deskgate/computer-use';
-import { SETTLE_MAX_MS_LIMIT, SETTLE_QUIET_RANGE, toolErrorFor, type HelperName, type InputOp } from '@deskgate/helper-protocol';
+import { SETTLE_MAX_MS_LIMIT, SETTLE_QUIET_RANGE, toolErrorFor, type GateFactsResult, type HelperName, type InputOp } from '@deskgate/helper-protocol';
 import type { CaptureClient } from '../helpers/capture-client.ts';
 import { HelperError } from '../helpers/helper-process.ts';
-import type { InputClient } from '../helpers/input-client.ts';
+import { FactsChanged, type InputClient } from '../helpers/input-client.ts';
 import type { DesktopApps } from '../launch/desktop-apps.ts';
+import { ReportedFacts } from './reported-facts.ts';
 
 /** A helper's error as the tool error the agent gets: one table for both helpers (@deskgate/helper-protocol). */
 async function viaHelper<T>(what: string, call: () => Promise<T>, helper: HelperName): Promise<T> {
@@ -59,7 +60,7 @@ function guardRefusal(error: unknown): never {
     : pressed
       ? `some of the keys were pressed (the first ${pressed[1]} of ${pressed[2]} chords), the rest were not`
       : 'nothing was sent';
-  throw new ToolError('stale_screenshot', `${GUARD_FAILED}; ${sent}. Take a new screenshot.`);
+  throw Object.assign(new ToolError('stale_screenshot', `${GUARD_FAILED}; ${sent}. Take a new screenshot.`), { cause: error });
 }
 
 /** The capture helper's output formats (its answer's `format`) as MIME types. */
@@ -82,20 +83,14 @@ interface RawSurface {
   app: RawApp | null;
 }
 
-/** The input guard as the input runtime takes it: `{"focus": wid, "at": [[x, y, kind, wid], ...]}`. */
+/** The input guard as the input runtime takes it: `{"focus": wid, "at": [[x, y, kind, wid], ...], "facts": token}`. */
 interface RawGuard {
   focus?: number;
   at?: [number, number, WindowSurfaceKind, number | null][];
+  facts?: string;
 }
 
-interface RawGateFacts {
-  windows: RawWindow[];
-  focus: RawSurface;
-  at: RawSurface[];
-  cursor: Point;
-  under_pointer: RawSurface;
-  buttons: MouseButton[];
-}
+type RawGateFacts = GateFactsResult;
 
 
 
@@ -104,6 +99,49 @@ const MAX_HOLD_MS = 2 ** 31 - 1;
 
 export class LinuxExecutor implements Executor {
   private layout: { at: number; monitors: Monitor[] } | null = null;
+
+  /** What the input runtime reported last; the gates may judge on it (see reported-facts.ts). */
+  private readonly reported = new ReportedFacts();
+  /** This call may be judged on reported facts (set per call by the action runner). */
+  private judgeOnReports = false;
+  /** The token of the reported facts this call's gates judged on; null: none (a plain guard). */
+  private judgedOn: string | null = null;
+  /** This call's facts may be guessed from the report (off once a refusal on guessed ones is being confirmed). */
+  private mayGuess = false;
+  /** This call's facts were guessed from a report (not read for it); a refusal on them is checked by a real read. */
+  private guessed = false;
+  /** This call's input was refused because the facts changed: nothing was sent, the fresh facts are kept. */
+  private refusedOnChangedFacts = false;
+
+  /**
+   * Per call: whether the gates may judge on the facts the runtime reported last (one round
+   * trip per input action). Only for calls whose one input op is their only effect on the
+   * desktop, so a refused one can be judged and run again whole (the action runner does).
+   */
+  judgeOnReportedFacts(on: boolean): void {
+    this.judgeOnReports = on;
+    this.mayGuess = on;
+    this.judgedOn = null;
+    this.guessed = false;
+    this.refusedOnChangedFacts = false;
+  }
+  /** The gates judged on guessed facts (a refusal must be confirmed by reading them). */
+  factsWereGuessed(): boolean {
+    return this.guessed;
+  }
+  /** From now on in this call, read the facts (a refusal on guessed ones is being confirmed). */
+  stopGuessing(): void {
+    this.mayGuess = false;
+    this.guessed = false;
+  }
+  /** The pointer as the facts the gates will judge on have it, when those come from a report (checked again at sending). */
+  knownPointer(): Point | null {
+    return this.mayGuess ? this.reported.cursor : null;
+  }
+  /** The call's input was refused on changed facts before anything was sent: it may be judged and run again. */
+  mayRunAgain(): boolean {
+    return this.refusedOnChangedFacts;
+  }
 
   /** Milliseconds spent in helpers since the last takeTimings(), for the timing breakdown. */
   private timings: Record<string, number> = {};
@@ -142,6 +180,26 @@ export class LinuxExecutor implements Executor {
       return await viaHelper(op, () => this.input.call<T>(op, params).catch(guardRefusal), 'input');
     } finally {
       this.timings.inputMs = (this.timings.inputMs ?? 0) + performance.now() - started;
+      this.timings.inputCalls = (this.timings.inputCalls ?? 0) + 1;
+    }
+  }
+
+  /** A guarded input op: the gates' guard goes with it; judged on reported facts, the facts after it are kept. */
+  private async send(op: InputOp, params: Record<string, unknown>): Promise<void> {
+    const guard = this.guardParam();
+    try {
+      const answer = await this.input_<{ facts?: GateFactsResult | { token: string } }>(op, { ...params, ...guard });
+      if (guard.guard?.facts) this.reported.after(answer.facts);
+    } catch (error) {
+      const refusal = (error as { cause?: unknown }).cause;
+      if (refusal instanceof FactsChanged) {
+        const points = (guard.guard?.at ?? []).map(([x, y]) => ({ x, y }));
+        this.reported.reported(refusal.facts, points);
+        this.refusedOnChangedFacts = true;
+      } else if (guard.guard?.facts) {
+        this.reported.forget();
+      }
+      throw error;
     }
   }
 
@@ -215,37 +273,39 @@ export class LinuxExecutor implements Executor {
     const raw: RawGuard = {};
     if (guard?.focus !== undefined) raw.focus = guard.focus;
     if (guard?.at?.length) raw.at = guard.at.map(({ point, kind, window }) => [point.x, point.y, kind, window]);
-    return raw.focus !== undefined || raw.at ? { guard: raw } : {};
+    if (raw.focus === undefined && !raw.at) return {};
+    if (this.judgedOn !== null) raw.facts = this.judgedOn;
+    return { guard: raw };
   }
 
   async move(to: Point) {
-    await this.input_('move', { x: to.x, y: to.y, ...this.guardParam() });
+    await this.send('move', { x: to.x, y: to.y });
   }
   async click(at: Point, button: MouseButton, count: 1 | 2 | 3, modifiers: string[]) {
-    await this.input_('click', { x: at.x, y: at.y, button, count, modifiers, ...this.guardParam() });
+    await this.send('click', { x: at.x, y: at.y, button, count, modifiers });
   }
   async mouseDown(button: MouseButton) {
-    await this.input_('mouse_down', { button, ...this.guardParam() });
+    await this.send('mouse_down', { button });
   }
   async mouseUp(button: MouseButton) {
-    await this.input_('mouse_up', { button, ...this.guardParam() });
+    await this.send('mouse_up', { button });
   }
   async drag(from: Point | null, to: Point, modifiers: string[]) {
-    await this.input_('drag', { from: from ? [from.x, from.y] : null, to: [to.x, to.y], modifiers, ...this.guardParam() });
+    await this.send('drag', { from: from ? [from.x, from.y] : null, to: [to.x, to.y], modifiers });
   }
   async scroll(at: Point, direction: ScrollDirection, amount: number, modifiers: string[]) {
-    await this.input_('scroll', { x: at.x, y: at.y, direction, amount, modifiers, ...this.guardParam() });
+    await this.send('scroll', { x: at.x, y: at.y, direction, amount, modifiers });
   }
   async key(chords: KeysymChord[], repeat: number) {
-    await this.input_('key', { chords, repeat, ...this.guardParam() });
+    await this.send('key', { chords, repeat });
   }
   async type(text: string) {
-    await this.input_('type', { text, ...this.guardParam() });
+    await this.send('type', { text });
   }
   async holdKey(chords: KeysymChord[], seconds: number, signal: AbortSignal) {
     if (signal.aborted) throw stopped(signal);
     try {
-      await this.input_('key_down', { chords, ...this.guardParam() });
+      await this.send('key_down', { chords });
     } catch (error) {
       // An X error may come after some keys went down: let nothing stay pressed.
       await this.input_('key_up', { chords }).catch(() => undefined);
@@ -275,7 +335,15 @@ export class LinuxExecutor implements Executor {
     this.inputGuard = guard;
   }
   async gateFacts(points: Point[]): Promise<GateFacts> {
-    const [raw] = await Promise.all([this.input_<RawGateFacts>('gate_facts', { points: points.map((p) => [p.x, p.y]) }), this.apps.index.ready()]);
+    const guess = this.mayGuess ? this.reported.guess(points) : null;
+    this.guessed = guess !== null;
+    let raw = guess;
+    if (!raw) {
+      [raw] = await Promise.all([this.input_<RawGateFacts>('gate_facts', { points: points.map((p) => [p.x, p.y]) }), this.apps.index.ready()]);
+      this.reported.reported(raw, points);
+    } else await this.apps.index.ready();
+    // Judged on a report (guessed or just read): the input carries its token, checked again as it is sent.
+    this.judgedOn = this.judgeOnReports ? raw.token : null;
     return {
       windows: raw.windows.map((window) => this.toWindow(window)),
       focus: this.toSurface(raw.focus),

@@ -3,9 +3,19 @@
  * against the protocol's contract (@deskgate/helper-protocol): an answer that breaks it drops
  * the runtime.
  */
-import { InputLineDecoder, ProtocolStreamError, encodeInputRequest, parseInputResult, type InputOp, type InputRequest, type InputResponse } from '@deskgate/helper-protocol';
+import { InputLineDecoder, ProtocolStreamError, encodeInputRequest, gateFactsSchema, parseInputResult, type GateFactsResult, type InputOp, type InputRequest, type InputResponse } from '@deskgate/helper-protocol';
 import type { Logger } from 'pino';
 import { HelperError, HelperProcess, type HelperTransport } from './helper-process.ts';
+
+/** guard_failed for an op judged on reported facts: nothing was sent, and these are the facts now. */
+export class FactsChanged extends HelperError {
+  constructor(
+    message: string,
+    readonly facts: GateFactsResult,
+  ) {
+    super('guard_failed', message);
+  }
+}
 
 export class InputClient extends HelperProcess<InputResponse> {
   private decoder = new InputLineDecoder();
@@ -17,7 +27,14 @@ export class InputClient extends HelperProcess<InputResponse> {
 
   async call<T = Record<string, unknown>>(op: InputOp, params: Record<string, unknown> = {}): Promise<T> {
     const response = await this.request({ op, ...params });
-    if (!response.ok) throw new HelperError(response.error.kind, response.error.message);
+    if (!response.ok) {
+      const { kind, message, facts } = response.error;
+      if (kind === 'guard_failed' && facts !== undefined) {
+        const fresh = gateFactsSchema.safeParse(facts);
+        if (fresh.success) throw new FactsChanged(message, fresh.data);
+      }
+      throw new HelperError(kind, message);
+    }
     try {
       return parseInputResult(op, response.result) as T;
     } catch (error) {
