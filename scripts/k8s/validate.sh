@@ -44,7 +44,9 @@ else
   report ok "etcd + kube-apiserver start on loopback"
   check "KEDA's CRDs are established" sh -c "'$K8S_BIN/kubectl' apply --server-side -f '$K8S_HOME/crds' && '$K8S_BIN/kubectl' wait --for condition=established --timeout=30s crd/scaledobjects.keda.sh crd/triggerauthentications.keda.sh"
   # The namespaces exist before anything is dry-run into them (else NotFound).
-  check "the namespaces are created" kubectl apply -f deploy/k8s/base/namespaces.yaml
+  # (and their default service accounts: no controller-manager makes them here).
+  check "the namespaces are created" sh -c "'$K8S_BIN/kubectl' apply -f deploy/k8s/base/namespaces.yaml &&
+    '$K8S_BIN/kubectl' -n deskgate create serviceaccount default && '$K8S_BIN/kubectl' -n deskgate-workers create serviceaccount default"
   for overlay in "${overlays[@]}"; do
     check "$overlay: kubectl apply --dry-run=server accepts every object" sh -c "'$K8S_BIN/kubectl' apply --dry-run=server -o json -f '$work/$overlay.yaml' > '$work/$overlay.json' 2> '$work/$overlay.warnings'"
     # A Deployment that breaks its namespace's Pod Security level is only warned about.
@@ -52,6 +54,7 @@ else
     else report ok "$overlay: no Pod Security warning"; fi
     while IFS= read -r line; do
       case $line in
+        "ok - local: "*) report ok "${line#ok - }" ;;
         "ok - "*) report ok "$overlay: ${line#ok - }" ;;
         *) echo "${line#not ok - }" >"$work/out"; report "not ok" "$overlay: ${line#not ok - }" ;;
       esac
@@ -65,7 +68,13 @@ items = json.load(open(sys.argv[1]))["items"]
 worker = next(i for i in items if i["kind"] == "Deployment" and i["metadata"]["name"] == "deskgate-worker")
 pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "worker-probe"}, "spec": worker["spec"]["template"]["spec"]}
 json.dump(pod, open(sys.argv[2], "w"))
+worker["metadata"]["namespace"] = "deskgate"
+json.dump(worker, open(sys.argv[2].replace("pod", "deployment"), "w"))
 PY
+  # …and the warning this script fails on is real: the worker's Deployment in `deskgate` gets it.
+  kubectl apply --dry-run=server -f "$work/worker-deployment.json" >/dev/null 2>"$work/out"
+  if grep -q 'would violate PodSecurity "restricted' "$work/out"; then report ok "Pod Security: the worker's Deployment in deskgate is warned about (the warning checked above)"
+  else report "not ok" "Pod Security: the worker's Deployment in deskgate is warned about (the warning checked above)" "$work/out"; fi
   if kubectl create --dry-run=server -n deskgate -f "$work/worker-pod.json" >"$work/out" 2>&1; then
     report "not ok" "Pod Security: a worker pod is refused in deskgate (restricted)" "$work/out"
   elif grep -q 'violates PodSecurity "restricted' "$work/out"; then report ok "Pod Security: a worker pod is refused in deskgate (restricted)"
