@@ -25,7 +25,7 @@ check() { # title command...
 }
 kubectl() { "$K8S_BIN/kubectl" "$@"; }
 work=$(mktemp -d "$K8S_HOME/validate.XXXXXX")
-trap 'stop_api_server "$work/api"' EXIT
+trap 'stop_api_server "$work/api"; rm -rf "$work"' EXIT
 overlays=(local production)
 
 echo "TAP version 13"
