@@ -35,7 +35,7 @@ let probe: Probe;
 const SESSION = 'console-e2e';
 
 before(async () => {
-  stack = await startStack({ env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_POLICY_FILE: policyFile, DESKGATE_DESKTOP_SIZE: '1280x800' }, tenant: 'consoletest', logDir: dir });
+  stack = await startStack({ env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_POLICY_FILE: policyFile, DESKGATE_DESKTOP_SIZE: '1280x800', DESKGATE_CONSOLE_SHARE_SECONDS: '10' }, tenant: 'consoletest', logDir: dir });
   redis = new Redis(stack.redisUrl);
   origin = originOf(stack.mcpUrl);
   browser = await launchChromium();
@@ -134,10 +134,51 @@ describe('signed in as an operator', () => {
     await keepScreenshot(page, 'sessions');
   });
 
+  test('live view: the probe app\'s colour change is pushed to the page (latency measured from the page)', async (t) => {
+    const display = await desktopOf(redis, stack.tenant, SESSION);
+    const slow = await Probe.start(display, { geometry: '300x300+940+80', color: '#3366cc', slowRepaint: true, title: 'slow probe' });
+    t.after(() => slow.stop());
+    await page.goto(`${origin}/console#/live/${SESSION}`);
+    await page.waitForFunction(() => (window as unknown as { deskgateLive?: { frames: number } }).deskgateLive?.frames! > 0);
+    const area = slow.ready.color_area;
+    const [x, y] = [area.x + Math.round(area.width / 2), area.y + Math.round(area.height / 2)];
+    // In the page: the moment a frame showing the probe's final colour (#00cc44) is on screen.
+    await page.evaluate(([x, y]) => {
+      const w = window as unknown as { colourSeen: number | null };
+      w.colourSeen = null;
+      const img = document.querySelector<HTMLImageElement>('#screen')!;
+      const canvas = document.createElement('canvas');
+      const context = canvas.getContext('2d', { willReadFrequently: true })!;
+      new MutationObserver(async () => {
+        await img.decode().catch(() => undefined);
+        const shownAt = Date.now();
+        canvas.width = img.naturalWidth;
+        canvas.height = img.naturalHeight;
+        context.drawImage(img, 0, 0);
+        const [r, g, b] = context.getImageData(x!, y!, 1, 1).data;
+        if (w.colourSeen === null && r! < 40 && Math.abs(g! - 0xcc) < 40 && Math.abs(b! - 0x44) < 40) w.colourSeen = shownAt;
+      }).observe(img, { attributes: true, attributeFilter: ['src'] });
+    }, [x, y]);
+    const mark = slow.events().length;
+    const { button } = slow.ready;
+    await agent.call('screenshot'); // the agent sees the new window before it clicks (pixel staleness gate)
+    const clicked = await agent.call('left_click', { coordinate: [button.x + button.width / 2, button.y + button.height / 2] });
+    assert.ok(!clicked.isError, textOf(clicked));
+    const repainted = await slow.waitFor((event) => event.type === 'repainted', 10_000, mark);
+    // The probe stamps CLOCK_MONOTONIC seconds; process.hrtime reads the same clock.
+    const wallOffset = Date.now() - Number(process.hrtime.bigint()) / 1e6;
+    const repaintedAt = (repainted.t as number) * 1000 + wallOffset;
+    const seen = (await page.waitForFunction(() => (window as unknown as { colourSeen: number | null }).colourSeen, undefined, { timeout: 10_000 })).jsonValue();
+    const latencyMs = (await seen as number) - repaintedAt;
+    t.diagnostic(`screen change → frame shown in the page: ${latencyMs.toFixed(1)} ms`);
+    assert.ok(latencyMs > -5, `the frame cannot be shown before the change (${latencyMs} ms)`);
+    await keepScreenshot(page, 'live');
+  });
+
   test('takeover: the agent is refused while the person drives; the person\'s click lands; hand-back tells the agent', async () => {
     // The agent's lease from its last call must lapse (or be handed over) before a person can take the desktop.
     await fetch(`${stack.mcpUrl.replace(/\/mcp$/, '')}/v1/sessions/${SESSION}/lock`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}` } });
-    await page.goto(`${origin}/console#/drive/${SESSION}`);
+    await page.goto(`${origin}/console#/live/${SESSION}`);
     await page.click('#take-over');
     const screen = page.locator('#screen');
     await screen.waitFor();
@@ -217,5 +258,42 @@ test('approvals: a human-mode request appears in the page; approving it there re
   } finally {
     await context.close();
     await humansAgent.close();
+  }
+});
+
+test('a view-only link shows the live view, cannot drive or reach anything else, and expires', async () => {
+  const operator = await openConsole(browser, origin);
+  const viewer = await browser.newContext();
+  try {
+    await signIn(operator.page, stack.operatorKey);
+    await operator.page.goto(`${origin}/console#/live/${SESSION}`);
+    await operator.page.click('#share');
+    const url = await operator.page.inputValue('#share-url');
+    const token = new URL(url).hash.slice(1);
+    assert.match(url, new RegExp(`^${origin}/console/watch#[A-Za-z0-9_-]{43}$`), 'the token is in the fragment, never sent in a URL');
+    assert.ok(!token.startsWith('dg_') && (await new ApiKeyStore(redis).verify(token)) === null, 'the token is not a key');
+
+    const page = await viewer.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => (window as unknown as { deskgateLive?: { frames: number } }).deskgateLive?.frames! > 0);
+    assert.ok(!page.url().includes('#'), 'the page drops the token from its address');
+    assert.equal(await page.locator('#take-over').count(), 0);
+    await keepScreenshot(page, 'view-only');
+    const cookies = await viewer.cookies(`${origin}/console/share/live`);
+    assert.deepEqual(cookies.map((c) => [c.name, c.path, c.httpOnly, c.sameSite]), [['deskgate_share', '/console/share', true, 'Strict']]);
+    const cookie = cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    for (const [method, path] of [['POST', `/console/api/sessions/${SESSION}/takeover`], ['POST', `/console/api/sessions/${SESSION}/act`], ['GET', '/console/api/sessions'], ['GET', `/console/api/sessions/${SESSION}/audit`]] as const) {
+      const answer = await fetch(`${origin}${path}`, { method, headers: { cookie, origin, 'x-deskgate-csrf': token, 'content-type': 'application/json' }, body: method === 'POST' ? '{"tool":"left_click","args":{"coordinate":[1,1]}}' : undefined });
+      assert.equal(answer.status, 401, `${method} ${path}`);
+    }
+    assert.equal((await fetch(`${origin}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } })).status, 401, 'nor is it a key of the REST API');
+
+    await page.waitForSelector('#live-state >> text=expired', { timeout: 20_000 });
+    const again = await viewer.newPage();
+    await again.goto(url);
+    assert.match((await (await again.waitForSelector('.error')).textContent()) ?? '', /expired/);
+  } finally {
+    await viewer.close();
+    await operator.context.close();
   }
 });

@@ -78,6 +78,20 @@ pub struct SettleRequest {
     pub since_ms: u32,
 }
 
+/// `{"op":"frame", …}`: the live view's next frame. Waits until the screen has had more than
+/// `after` damage notifications (the count a previous `frame` answered; 0 at first), then
+/// captures the whole screen, scaled to `scale_to` and encoded as `format`. Gives up at
+/// `max_ms` (or on a `cancel`) with no frame. Never polls the screen: no damage, no capture.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameRequest {
+    pub after: u64,
+    pub max_ms: u32,
+    pub scale_to: Option<Size>,
+    pub format: Format,
+    pub quality: Option<u32>,
+}
+
 /// Placeholder for ops that take no arguments; rejects stray fields like the others.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -90,7 +104,8 @@ pub enum Op {
     Capture(CaptureRequest),
     Compare(CompareRequest),
     Settle(SettleRequest),
-    /// Ends the settle wait in progress (answered before this), if any.
+    Frame(FrameRequest),
+    /// Ends the settle or frame wait in progress (answered before this), if any.
     Cancel,
 }
 
@@ -166,6 +181,19 @@ pub struct SettleReply {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FrameReply {
+    /// True when the screen changed and a frame (the payload) follows; false at `max_ms` or on a cancel.
+    pub changed: bool,
+    /// Damage notifications so far: pass it as `after` to wait for the next change.
+    pub damage_events: u64,
+    /// From the request's arrival to the damage that ended the wait (or the give-up).
+    pub waited_ms: f64,
+    /// The capture's own fields, when a frame follows.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<CaptureReply>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CancelReply {
     /// Whether this cancel ended a settle wait.
     pub cancelled: bool,
@@ -180,6 +208,7 @@ pub enum Reply {
     Capture(CaptureReply),
     Compare(CompareReply),
     Settle(SettleReply),
+    Frame(FrameReply),
     Cancel(CancelReply),
 }
 

@@ -4,7 +4,9 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::contract::{CaptureRequest, CompareRequest, NoArgs, Op, Rect, Request, SettleRequest};
+use crate::contract::{
+    CaptureRequest, CompareRequest, FrameRequest, NoArgs, Op, Rect, Request, SettleRequest,
+};
 
 /// Largest request body accepted; bigger frames are skipped and answered `bad_request`.
 pub const MAX_REQUEST_BYTES: usize = 65536;
@@ -46,7 +48,7 @@ pub fn parse_request(bytes: &[u8]) -> Result<Request, RequestError> {
         None => {
             return Err(fail(
                 &id,
-                "missing \"op\" (ping, info, capture, compare, settle or cancel)".into(),
+                "missing \"op\" (ping, info, capture, compare, settle, frame or cancel)".into(),
             ))
         }
     };
@@ -73,9 +75,14 @@ fn parse_op(op: &str, fields: Map<String, Value>) -> Result<Op, String> {
             check_settle(&req)?;
             Ok(Op::Settle(req))
         }
+        "frame" => {
+            let req = args::<FrameRequest>(op, fields)?;
+            check_frame(&req)?;
+            Ok(Op::Frame(req))
+        }
         "cancel" => args::<NoArgs>(op, fields).map(|_| Op::Cancel),
         other => Err(format!(
-            "unknown op {other:?} (expected ping, info, capture, compare, settle or cancel)"
+            "unknown op {other:?} (expected ping, info, capture, compare, settle, frame or cancel)"
         )),
     }
 }
@@ -149,6 +156,21 @@ fn check_settle(req: &SettleRequest) -> Result<(), String> {
         return Err(format!(
             "max_ms {max_ms} is out of range {quiet_ms}-{MAX_SETTLE_MS} (quiet_ms-{MAX_SETTLE_MS})"
         ));
+    }
+    Ok(())
+}
+
+fn check_frame(req: &FrameRequest) -> Result<(), String> {
+    if !(1..=MAX_SETTLE_MS).contains(&req.max_ms) {
+        return Err(format!("max_ms {} is out of range 1-{MAX_SETTLE_MS}", req.max_ms));
+    }
+    if let Some(s) = req.scale_to {
+        check_size("scale_to", s.width, s.height, MAX_SCALE)?;
+    }
+    if let Some(q) = req.quality {
+        if !(1..=100).contains(&q) {
+            return Err(format!("quality {q} is out of range 1-100"));
+        }
     }
     Ok(())
 }

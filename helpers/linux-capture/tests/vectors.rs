@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use common::{Helper, Xvfb};
 use deskgate_capture::contract::{
     AutoReason, CancelReply, CaptureReply, CompareReply, ErrorBody, ErrorHeader, ErrorKind, Format,
-    InfoReply, Monitor, OkHeader, Op, Reply, SettleReply,
+    FrameReply, InfoReply, Monitor, OkHeader, Op, Reply, SettleReply,
 };
 use deskgate_capture::frame::{read_frame, write_frame, Incoming};
 use deskgate_capture::request::{self, parse_request};
@@ -66,6 +66,7 @@ fn op_name(op: &Op) -> &'static str {
         Op::Capture(_) => "capture",
         Op::Compare(_) => "compare",
         Op::Settle(_) => "settle",
+        Op::Frame(_) => "frame",
         Op::Cancel => "cancel",
     }
 }
@@ -225,6 +226,19 @@ fn reply_of(op: &str, h: &Value) -> Reply {
             waited_ms: f("waited_ms"),
             damage_events: n("damage_events"),
             cancelled: b("cancelled"),
+        }),
+        "frame" => Reply::Frame(FrameReply {
+            changed: b("changed"),
+            damage_events: n("damage_events"),
+            waited_ms: f("waited_ms"),
+            frame: if b("changed") {
+                match reply_of("capture", h) {
+                    Reply::Capture(c) => Some(c),
+                    _ => unreachable!(),
+                }
+            } else {
+                None
+            },
         }),
         "cancel" => Reply::Cancel(CancelReply {
             cancelled: b("cancelled"),

@@ -18,3 +18,4 @@ export * from './logger.ts';
 export * from './session-creator.ts';
 export * from './redis-connection.ts';
 export * from './platform.ts';
+export * from './live-frame.ts';

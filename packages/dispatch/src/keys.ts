@@ -30,6 +30,14 @@ export const keys = {
   consoleSession: (idHash: string) => `${PREFIX}:console:session:${idHash}`,
   /** Who last flipped a tenant's kill switch from the console, and when. */
   consoleKillSwitchFlip: (tenant: string) => `${PREFIX}:tenant:${tenant}:killswitch:flip`,
+  /** Set (with a short lease) by gateways while someone watches the desktop live; the worker streams frames only then. */
+  liveWatched: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:live:watched`,
+  /** Pub/sub channel of the desktop's live frames (docs/console.md). */
+  liveFrames: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:live:frames`,
+  /** The desktop's latest live frame, for a viewer who joins while the screen is still. */
+  liveLastFrame: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:live:last`,
+  /** A view-only share link of one session's live view, by the SHA-256 of its token (expires with it). */
+  consoleShare: (tokenHash: string) => `${PREFIX}:console:share:${tokenHash}`,
   /** BullMQ prefix; queues live under it. */
   bullPrefix: () => `${PREFIX}:bull`,
 } as const;

@@ -75,12 +75,24 @@ export const settleRequestSchema = z
   .refine((r) => r.max_ms >= r.quiet_ms, { message: 'max_ms must be from quiet_ms to 30000', path: ['max_ms'] })
   .refine((r) => r.react_quiet_ms == null || (r.react_quiet_ms >= r.quiet_ms && r.react_quiet_ms <= r.max_ms), { message: 'react_quiet_ms must be from quiet_ms to max_ms', path: ['react_quiet_ms'] });
 
+/** The live view's next frame: waits for damage past `after`, then the whole screen (docs/capture-helper.md). */
+export const frameRequestSchema = z.strictObject({
+  id: requestId,
+  op: z.literal('frame'),
+  after: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
+  max_ms: u32.min(1).max(SETTLE_MAX_MS_LIMIT),
+  format: captureFormatSchema,
+  scale_to: sizeSchema.refine((s) => s.width >= 1 && s.height >= 1 && s.width <= CAPTURE_MAX_SCALE && s.height <= CAPTURE_MAX_SCALE, `scale_to sides must be 1-${CAPTURE_MAX_SCALE}`).nullish(),
+  quality: u32.min(CAPTURE_QUALITY_RANGE[0]).max(CAPTURE_QUALITY_RANGE[1]).nullish(),
+});
+
 export const captureRequestSchemas = {
   ping: pingRequestSchema,
   info: infoRequestSchema,
   capture: captureRequestSchema,
   compare: compareRequestSchema,
   settle: settleRequestSchema,
+  frame: frameRequestSchema,
   cancel: cancelRequestSchema,
 } as const;
 
@@ -102,24 +114,29 @@ export const monitorSchema = z.object({ name: z.string(), x: z.int(), y: z.int()
 export const captureBackendSchema = z.enum(['shm', 'getimage', 'none']);
 export const autoReasonSchema = z.enum(['palette', 'near_palette', 'colours', 'time', 'bytes']);
 
+const captureReplyFields = {
+  width: z.int(),
+  height: z.int(),
+  format: z.enum(['jpeg', 'png', 'webp', 'rgb']),
+  auto_reason: autoReasonSchema.optional(),
+  backend: captureBackendSchema,
+  capture_ms: z.number(),
+  convert_ms: z.number(),
+  scale_ms: z.number(),
+  encode_ms: z.number(),
+};
+
 export const captureResponseSchemas = {
   ping: z.object({ id: responseId, ok }),
   info: z.object({ id: responseId, ok, width: z.int(), height: z.int(), depth: z.int(), backend: captureBackendSchema, monitors: z.array(monitorSchema) }),
-  capture: z.object({
-    id: responseId,
-    ok,
-    width: z.int(),
-    height: z.int(),
-    format: z.enum(['jpeg', 'png', 'webp', 'rgb']),
-    auto_reason: autoReasonSchema.optional(),
-    backend: captureBackendSchema,
-    capture_ms: z.number(),
-    convert_ms: z.number(),
-    scale_ms: z.number(),
-    encode_ms: z.number(),
-  }),
+  capture: z.object({ id: responseId, ok, ...captureReplyFields }),
   compare: z.object({ id: responseId, ok, same: z.boolean(), differing: z.int(), compared: z.int() }),
   settle: z.object({ id: responseId, ok, settled: z.boolean(), waited_ms: z.number(), damage_events: z.int(), cancelled: z.boolean() }),
+  // `changed`: a frame follows (with the capture's fields); otherwise the wait ended without damage.
+  frame: z.union([
+    z.object({ id: responseId, ok, changed: z.literal(true), damage_events: z.int(), waited_ms: z.number(), ...captureReplyFields }),
+    z.object({ id: responseId, ok, changed: z.literal(false), damage_events: z.int(), waited_ms: z.number() }),
+  ]),
   cancel: z.object({ id: responseId, ok, cancelled: z.boolean() }),
 } as const;
 

@@ -1,5 +1,6 @@
 // The console's shell: sign-in, then the pages the key's role is offered, routed by the URL's
-// hash (#/sessions, #/approvals, #/killswitch, #/timeline/<session>, #/drive/<session>).
+// hash (#/sessions, #/approvals, #/killswitch, #/timeline/<session>, #/live/<session>); a
+// view-only share link (/console/watch#<token>) gets the live view alone.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setCsrf } from './api.js';
@@ -10,6 +11,7 @@ import { Approvals } from './pages/approvals.js';
 import { KillSwitch } from './pages/kill-switch.js';
 import { Timeline } from './pages/timeline.js';
 import { Drive } from './pages/drive.js';
+import { Watch } from './pages/watch.js';
 
 const useHash = () => {
   const [hash, setHash] = useState(location.hash || '#/');
@@ -40,7 +42,7 @@ function Page({ me, hash }) {
   if (page === 'approvals' && o.approvals) return html`<${Approvals} />`;
   if (page === 'killswitch' && o.killSwitch) return html`<${KillSwitch} />`;
   if (page === 'timeline' && o.audit) return html`<${Timeline} session=${name} />`;
-  if (page === 'drive' && o.takeOver) return html`<${Drive} session=${name} />`;
+  if (page === 'live' && o.watch) return html`<${Drive} session=${name} canDrive=${o.takeOver} />`;
   if (o.sessions) return html`<${Sessions} offers=${o} />`;
   return html`<${Approvals} />`;
 }
@@ -65,4 +67,5 @@ function App() {
   return html`<${Nav} me=${me} onSignOut=${signOut} /><main><${Page} me=${me} hash=${hash} /></main>`;
 }
 
-render(html`<${App} />`, document.getElementById('root'));
+const viewOnly = location.pathname === '/console/watch';
+render(viewOnly ? html`<${Watch} />` : html`<${App} />`, document.getElementById('root'));

@@ -25,6 +25,7 @@ const schema = z.object({
   DESKGATE_CONSOLE_SESSION_SECONDS: z.coerce.number().int().min(60).max(24 * 3600).default(900),
   DESKGATE_CONSOLE_SECURE_COOKIE: flag.default(false),
   DESKGATE_CONSOLE_TAKEOVER_LEASE_MS: z.coerce.number().int().min(LOCK_LEASE_MS.min).max(LOCK_LEASE_MS.max).default(15_000),
+  DESKGATE_CONSOLE_SHARE_SECONDS: z.coerce.number().int().min(10).max(900).default(300),
   // The fleet demand endpoint's bearer token (autoscalers); unset: the endpoint answers 404.
   DESKGATE_FLEET_TOKEN: z.string().min(24, 'at least 24 characters').optional(),
   DESKGATE_FLEET_WARM_DESKTOPS: z.coerce.number().int().min(0).max(1000).default(1),
@@ -65,7 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     quotas: { maxSessions: c.DESKGATE_TENANT_MAX_SESSIONS, callsPerSecond: c.DESKGATE_TENANT_CALLS_PER_SECOND },
     // Typed text and clipboard contents are redacted from the audit log unless this is set.
     audit: { keepText: c.DESKGATE_AUDIT_TEXT, maxEntries: c.DESKGATE_AUDIT_MAX_ENTRIES, ttlSeconds: c.DESKGATE_AUDIT_TTL_SECONDS },
-    // The web console (docs/console.md): how long a sign-in lasts, Secure cookies behind a TLS proxy, how long a takeover outlives its page.
-    console: { sessionSeconds: c.DESKGATE_CONSOLE_SESSION_SECONDS, secureCookie: c.DESKGATE_CONSOLE_SECURE_COOKIE, takeoverLeaseMs: c.DESKGATE_CONSOLE_TAKEOVER_LEASE_MS },
+    // The web console (docs/console.md): how long a sign-in lasts, Secure cookies behind a TLS proxy, how long a takeover outlives its page, how long a view-only link lives.
+    console: { sessionSeconds: c.DESKGATE_CONSOLE_SESSION_SECONDS, secureCookie: c.DESKGATE_CONSOLE_SECURE_COOKIE, takeoverLeaseMs: c.DESKGATE_CONSOLE_TAKEOVER_LEASE_MS, shareSeconds: c.DESKGATE_CONSOLE_SHARE_SECONDS },
   };
 }

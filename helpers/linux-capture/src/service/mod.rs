@@ -3,6 +3,7 @@
 
 mod capture;
 mod compare;
+mod frame;
 mod info;
 mod settle;
 
@@ -122,7 +123,7 @@ pub struct Service {
     lost: Option<String>,
     slots: SlotStore,
     tools: Tools,
-    /// Screen changes, tracked from startup on a connection of its own (for `settle`).
+    /// Screen changes, tracked from startup on a connection of its own (for `settle` and `frame`).
     damage: DamageWatch,
 }
 
@@ -186,6 +187,14 @@ impl Service {
             Op::Settle(req) => {
                 settle::run(&self.damage, req, waiter).map(|r| (Reply::Settle(r), Vec::new()))
             }
+            Op::Frame(req) => frame::run(
+                desktop,
+                &mut self.slots,
+                &mut self.tools,
+                &self.damage,
+                req,
+                waiter,
+            ),
             // The server answers cancels itself (it knows whether one ended a wait).
             Op::Cancel => Ok((Reply::Cancel(CancelReply { cancelled: false }), Vec::new())),
         };

@@ -1,4 +1,4 @@
-//! Screen changes from the X DAMAGE extension, tracked continuously for `settle`.
+//! Screen changes from the X DAMAGE extension, tracked continuously for `settle` and `frame`.
 //!
 //! A thread of its own, on a connection of its own (so a capture never waits behind it and
 //! it never waits behind a capture), subscribes to damage on the root window at report
@@ -14,7 +14,7 @@
 //! Damage drawn between a notification and the Subtract that follows it is emptied without
 //! a notification of its own; that window is one round trip long.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 use x11rb::connection::Connection;
@@ -45,6 +45,8 @@ pub struct DamageSnapshot {
 #[derive(Debug, Clone)]
 pub struct DamageWatch {
     state: Arc<Mutex<State>>,
+    /// Notified on every damage notification (and when the watcher stops), for `frame`.
+    changed: Arc<Condvar>,
 }
 
 impl DamageWatch {
@@ -52,20 +54,45 @@ impl DamageWatch {
     /// cannot start (no DAMAGE extension, no display) makes `snapshot` return the reason.
     pub fn start(display: Option<&str>) -> Self {
         let state = Arc::new(Mutex::new(State::default()));
-        let shared = Arc::clone(&state);
+        let changed = Arc::new(Condvar::new());
+        let (shared, notify) = (Arc::clone(&state), Arc::clone(&changed));
         let display = display.map(str::to_owned);
         let spawned = std::thread::Builder::new()
             .name("damage".into())
             .spawn(move || {
-                if let Err(e) = watch(display.as_deref(), &shared) {
+                if let Err(e) = watch(display.as_deref(), &shared, &notify) {
                     eprintln!("deskgate-capture: damage tracking stopped: {e}");
                     lock(&shared).failed = Some(e.to_string());
+                    notify.notify_all();
                 }
             });
         if let Err(e) = spawned {
             lock(&state).failed = Some(format!("cannot start the damage thread: {e}"));
         }
-        Self { state }
+        Self { state, changed }
+    }
+
+    /// Blocks until more than `events` notifications were seen, or until `until`; answers
+    /// the snapshot at that moment (the caller compares its `events`).
+    pub fn wait_past(&self, events: u64, until: Instant) -> Result<DamageSnapshot, String> {
+        let mut s = lock(&self.state);
+        while s.failed.is_none() && s.events <= events {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            s = match self.changed.wait_timeout(s, left) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        match &s.failed {
+            Some(why) => Err(why.clone()),
+            None => Ok(DamageSnapshot {
+                last: s.last,
+                events: s.events,
+            }),
+        }
     }
 
     pub fn snapshot(&self) -> Result<DamageSnapshot, String> {
@@ -87,7 +114,7 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn watch(display: Option<&str>, state: &Mutex<State>) -> Result<(), X11Error> {
+fn watch(display: Option<&str>, state: &Mutex<State>, changed: &Condvar) -> Result<(), X11Error> {
     let (conn, screen) = x11rb::connect(display).map_err(|source| X11Error::Connect {
         display: display.unwrap_or("$DISPLAY").to_owned(),
         source,
@@ -114,6 +141,7 @@ fn watch(display: Option<&str>, state: &Mutex<State>) -> Result<(), X11Error> {
                 s.last = Some(Instant::now());
                 s.events += 1;
             }
+            changed.notify_all();
             conn.damage_subtract(damage, NONE, NONE)?;
             conn.flush()?;
         }

@@ -1,19 +1,21 @@
-// Takeover: the person takes the desktop's lock, drives it with the mouse, the keyboard and
-// the clipboard through the same gates as the agent (each action audited as theirs), and hands
-// it back. Every action answers with the settled screen, shown here; a click on it is a click
-// at the same spot of the desktop.
+// A session live, and takeover: the person watches the screen as it changes, may share a
+// view-only link, takes the desktop's lock, drives it with the mouse, the keyboard and the
+// clipboard through the same gates as the agent (each action audited as theirs), and hands it
+// back. A click on the live picture is a click at the same spot of the desktop.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { html } from '../html.js';
+import { LiveScreen } from './live-screen.js';
 
 const imageOf = (result) => result.content.find((c) => c.type === 'image');
 const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
-export function Drive({ session }) {
+export function Drive({ session, canDrive }) {
   const base = `/sessions/${encodeURIComponent(session)}`;
   const [takeover, setTakeover] = useState(null);
   const [frame, setFrame] = useState(null);
   const [status, setStatus] = useState('');
+  const [share, setShare] = useState(null);
   const renewTimer = useRef(null);
 
   useEffect(() => () => clearInterval(renewTimer.current), []);
@@ -44,7 +46,11 @@ export function Drive({ session }) {
     await api(`${base}/takeover`, { method: 'DELETE' }).then(() => setStatus('Handed back to the agent.'), (e) => setStatus(e.message));
     setTakeover(null);
   }
+  async function shareLink() {
+    await api(`${base}/share`, { method: 'POST' }).then(setShare, (e) => setStatus(e.message));
+  }
   function click(event) {
+    if (!takeover) return;
     const img = event.currentTarget;
     const rect = img.getBoundingClientRect();
     const x = ((event.clientX - rect.left) / rect.width) * img.naturalWidth;
@@ -58,8 +64,10 @@ export function Drive({ session }) {
     act(tool, { text: input.value });
     input.value = '';
   };
-  return html`<h1>Drive ${session}</h1>
-    ${!takeover && html`<p>While you drive, the agent's calls are refused with <code>lock_held</code> ("a person is driving"); nothing it sends is queued. Hand back when done: its next call is told the screen changed.</p>
+  return html`<h1>Live: ${session}</h1>
+    <p><button id="share" onClick=${shareLink}>Share a view-only link</button>
+      ${share && html` <input id="share-url" readonly value=${share.url} size="80" aria-label="View-only link" /> (expires ${new Date(share.expiresAt).toLocaleTimeString()})`}</p>
+    ${canDrive && !takeover && html`<p>While you drive, the agent's calls are refused with <code>lock_held</code> ("a person is driving"); nothing it sends is queued. Hand back when done: its next call is told the screen changed.</p>
       <button id="take-over" onClick=${takeOver}>Take over</button>`}
     ${takeover && html`<p class="driving">You are driving (lock epoch ${takeover.epoch}). <button id="hand-back" onClick=${handBack}>Hand back</button></p>
       <form class="inline" onSubmit=${submit('type', 'text')}><input name="text" placeholder="Text to type" aria-label="Text to type" /><button>Type</button></form>
@@ -68,5 +76,5 @@ export function Drive({ session }) {
       <button onClick=${() => act('read_clipboard')}>Read clipboard</button>
       <button onClick=${() => act('screenshot')}>Refresh</button>`}
     ${status && html`<p class="notice" role="status" id="drive-status">${status}</p>`}
-    ${takeover && frame && html`<img id="screen" class="screen" src=${frame} alt="The desktop" onClick=${click} onContextMenu=${(e) => (e.preventDefault(), click(e))} />`}`;
+    <${LiveScreen} url=${`/console/api${base}/live`} onClick=${click} fallback=${frame} />`;
 }

@@ -27,7 +27,7 @@ export function Sessions({ offers }) {
         <td>${ago(s.idleMs)}</td>
         <td class="actions">
           ${offers.audit && html`<a href=${`#/timeline/${encodeURIComponent(s.name)}`}>Timeline</a>`}
-          ${offers.takeOver && s.desktop && html`<a href=${`#/drive/${encodeURIComponent(s.name)}`}>Take over</a>`}
+          ${offers.watch && s.desktop && html`<a href=${`#/live/${encodeURIComponent(s.name)}`}>Live</a>`}
           ${offers.endSessions && html`<button class="danger" onClick=${() => end(s.name)}>End</button>`}
         </td>
       </tr>`)}</tbody>

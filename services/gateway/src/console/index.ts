@@ -12,12 +12,17 @@ import type { ApiKeyStore } from '../auth/api-keys.ts';
 import { CAN } from '../auth/roles.ts';
 import type { CallAuditor } from '../mcp/call-auditor.ts';
 import { requireRole } from '../middleware/require-role/index.ts';
+import { sessionFrom } from '../sessions/session-param.ts';
 import type { SessionRouter } from '../sessions/session-router.ts';
 import { auditRoutes } from './audit-routes.ts';
 import { consoleAuth, type ConsoleEnv } from './console-auth.ts';
 import { ConsoleSessions } from './console-sessions.ts';
 import { SessionCookie } from './cookie.ts';
+import { LiveHub } from './live-hub.ts';
+import { streamLive } from './live-routes.ts';
 import { PersonActions } from './person-actions.ts';
+import { ShareLinks } from './share-links.ts';
+import { shareApiRoutes, sharePublicRoutes } from './share-routes.ts';
 import { signInRoutes } from './sign-in-routes.ts';
 import { SECURITY_HEADERS, staticRoutes } from './static-routes.ts';
 import { takeoverRoutes } from './takeover-routes.ts';
@@ -27,6 +32,7 @@ export interface ConsoleSettings {
   sessionSeconds: number;
   secureCookie: boolean;
   takeoverLeaseMs: number;
+  shareSeconds: number;
 }
 
 export interface ConsoleDeps {
@@ -54,12 +60,17 @@ export function consoleApp(deps: ConsoleDeps) {
     c.header('cache-control', 'no-store');
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
   });
+  const hub = new LiveHub(redis, deps.log);
+  const shares = new ShareLinks(redis, settings.shareSeconds);
   app.route('/', signInRoutes(deps.apiKeys, sessions, cookie, redis));
+  app.route('/', sharePublicRoutes(shares, hub, router, cookie));
   app.use('/api/*', consoleAuth(sessions, cookie, redis), requireRole(...CAN.useConsole));
   app.route('/', tenantRoutes({ redis, router, sessions: sessionStore, locks, audit, approvals: deps.approvals, killSwitch: deps.killSwitch }));
   app.route('/', auditRoutes(audit));
   const person = new PersonActions({ redis, router, sessions: sessionStore, locks, auditCall: deps.auditCall, log: deps.log, leaseMs: settings.takeoverLeaseMs });
   app.route('/', takeoverRoutes(person));
+  app.get('/api/sessions/:session/live', requireRole(...CAN.watchSessions), (c) => streamLive(c, hub, router, c.var.principal.tenant, sessionFrom(c)));
+  app.route('/', shareApiRoutes(shares, router));
   app.route('/', staticRoutes());
   return app;
 }

@@ -60,6 +60,8 @@ export function staticRoutes() {
 
   // One page for every console path; the page routes by its hash (#/sessions, #/watch/<session>, …).
   routes.get('/', (c) => send(page, TYPES['.html']!) ?? c.notFound());
+  // A view-only share link opens the same page, which sees the path and shows only the live view.
+  routes.get('/watch', (c) => send(page, TYPES['.html']!) ?? c.notFound());
   routes.get('/app/*', (c) => send(ui.get(c.req.path.slice(c.req.path.indexOf('/app/') + '/app/'.length)), TYPES[extname(c.req.path)] ?? 'application/octet-stream') ?? c.notFound());
   routes.get('/vendor/:file', (c) => send(vendor.get(c.req.param('file')), TYPES['.mjs']!) ?? c.notFound());
   return routes;

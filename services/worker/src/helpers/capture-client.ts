@@ -78,6 +78,17 @@ export class CaptureClient extends HelperProcess<CaptureResponse> {
     });
   }
 
+  /**
+   * The live view's next frame (the helper's `frame` op): resolves once the screen has had
+   * more than `after` damage notifications, with the whole screen as a JPEG and the count to
+   * pass next time; or after `maxMs` without a change, with no image.
+   */
+  async nextFrame(after: number, maxMs: number, quality: number): Promise<{ changed: boolean; damageEvents: number; width: number; height: number; ms: number; image: Buffer }> {
+    const { header, payload } = await this.call({ op: 'frame', after, max_ms: maxMs, format: 'jpeg', quality });
+    const ms = ['capture_ms', 'convert_ms', 'scale_ms', 'encode_ms'].reduce((sum, field) => sum + (Number(header[field]) || 0), 0);
+    return { changed: header.changed === true, damageEvents: Number(header.damage_events), width: Number(header.width ?? 0), height: Number(header.height ?? 0), ms, image: payload };
+  }
+
   protected encode(message: Record<string, unknown>): Buffer {
     return encodeCaptureRequest(message as CaptureRequest);
   }

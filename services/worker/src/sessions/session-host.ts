@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { actionRunner } from '../actions/action-runner.ts';
 import type { Desktop } from '../desktops/desktop.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
+import { LiveFrames } from './live-frames.ts';
 
 /** What every host of a worker shares. */
 export interface HostServices {
@@ -51,6 +52,8 @@ export class SessionHost {
   /** Actions a person ran from the web console since the agent's last call (it is told once). */
   private personActions = 0;
   private server!: ActionServer;
+  /** Streams frames to the web console's live view while someone watches (live-frames.ts). */
+  private live: LiveFrames | null = null;
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -90,6 +93,8 @@ export class SessionHost {
     host.server = new ActionServer(redis, redis.duplicate(), desktop.id, host.tracked(host.failSafe(runner)), (error) =>
       log.error({ err: error, desktop: desktop.id }, 'action channel error'),
     );
+    host.live = new LiveFrames(desktop.id, desktop.handle.helpers.capture, redis, log);
+    host.live.start();
     desktop.onFailure((reason) => {
       // Torn down at once; the session hears of it on its next call (failSafe).
       host.failure = reason;
@@ -181,6 +186,7 @@ export class SessionHost {
   close(redisBound?: (work: Promise<void>) => Promise<unknown>, options: { keepSession?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
       const bookkeeping = (async () => {
+        await this.live?.stop();
         await this.server.close();
         if (options.keepSession) await this.services.registry.remove(this.id);
         else await this.forget();
