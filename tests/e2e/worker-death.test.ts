@@ -1,7 +1,7 @@
 /**
  * Desktops die with their worker, and at most once under a crash (issue 12, items 2 and 4):
  * two workers on one host, a probe app started on a desktop as its desktop user
- * (open_application), the first worker killed with SIGKILL while it types 5,000 characters.
+ * (open_application), the first worker killed with SIGKILL while it types 20,000 characters.
  * The caller gets a clear error, the probe saw the text at most once, nothing of the dead
  * worker's desktop runs any more (by its user's uid and the display's pids) and its files are
  * gone, the other worker's desktop was never touched, and the session's next call, once a new
@@ -15,14 +15,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { keys } from '@deskgate/dispatch';
+import { keys, readWorkerCapacities, workerQueueName } from '@deskgate/dispatch';
 import { repoRoot, startStack, type Stack } from '../../scripts/lib/stack.ts';
 import type { ServiceProcess } from '../../scripts/lib/service-process.ts';
 import { processesOf } from '../../services/worker/src/desktops/desktop-users.ts';
 import { desktopOf } from '../support/desktops.ts';
 import { connect, errorKind, textOf, type McpConnection } from '../support/mcp-clients.ts';
 
-const TEXT = Array.from({ length: 5000 }, (_, i) => 'abcdefghijklmnopqrstuvwxyz0123456789'[(i * 7) % 36]).join('');
+// The longest text one call may type: the kill must land while it is being typed, however fast typing got.
+const TEXT = Array.from({ length: 20_000 }, (_, i) => 'abcdefghijklmnopqrstuvwxyz0123456789'[(i * 7) % 36]).join('');
 const root = process.getuid?.() === 0;
 
 let stack: Stack;
@@ -167,4 +168,29 @@ test('a worker killed mid-type: a clear error, the text at most once, nothing of
   await sleep(500);
   assert.ok(Math.max(...typed().map((value) => value.length)) === longest, 'no more text arrived after the crash');
   assert.ok(alive(second.process.pid!) && alive(third.process.pid!));
+});
+
+test("ending a session whose worker died: nothing is queued for the dead worker, and the desktop's record goes", { skip: !root && 'needs root (desktop users)' }, async () => {
+  // A worker with room for the one session; then it dies.
+  const doomed = await stack.startWorker();
+  const orphan = await connect('2026-07-28', `${stack.mcpUrl}/orphan`, stack.apiKey);
+  try {
+    ok(await orphan.call('request_access', { apps: ['DeskgateProbe'], reason: 'test' }), 'request_access');
+  } finally {
+    await orphan.close();
+  }
+  const desktop = await desktopOf(redis, stack.tenant, 'orphan');
+  process.kill(doomed.process.pid!, 'SIGKILL');
+  // Its desktop's heartbeat lapses, and its room record grows stale (CAPACITY_FRESH_MS).
+  await until('the dead worker to count as gone', async () => (await redis.exists(keys.desktopAlive(desktop.id))) === 0 && !(await readWorkerCapacities(redis)).has(desktop.workerId), 20_000);
+
+  const ended = await fetch(`${stack.mcpUrl.replace(/\/mcp$/, '')}/v1/sessions/orphan`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}` } });
+  assert.equal(ended.status, 200, await ended.clone().text());
+  assert.deepEqual(await ended.json(), { ended: 'orphan' });
+  // The dead consumer's own bookkeeping (meta, stalled-check) stays until a starting worker
+  // sweeps it (dead-worker-queues.test.ts); no release job was queued beside it.
+  const queued = (await redis.keys(`${keys.bullPrefix()}:${workerQueueName(desktop.workerId)}:*`)).filter((key) => !/:(meta|stalled-check)$/.test(key));
+  assert.deepEqual(queued, [], 'no release job was queued for a worker that is gone');
+  assert.equal(await redis.exists(keys.desktop(desktop.id)), 0, "the dead desktop's record was removed");
+  assert.equal(await redis.exists(keys.session(stack.tenant, 'orphan')), 0, 'the session is gone');
 });

@@ -8,6 +8,7 @@ export * from './session-store.ts';
 export * from './desktop-registry.ts';
 export * from './lifecycle.ts';
 export * from './fleet-demand.ts';
+export * from './dead-worker-queues.ts';
 export * from './audit-log.ts';
 export * from './approvals.ts';
 export * from './short-lived-cache.ts';

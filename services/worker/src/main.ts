@@ -5,7 +5,7 @@
  * answered worker_lost). Either way it exits 0 (docs/architecture.md, "Drain and failover").
  */
 import { serve } from '@hono/node-server';
-import { advertiseWorker, createLogger, createRedis } from '@deskgate/dispatch';
+import { advertiseWorker, createLogger, createRedis, sweepDeadWorkerQueues } from '@deskgate/dispatch';
 import { handleStopSignals, withinMs } from '@deskgate/service-kit';
 import { loadConfig } from './config.ts';
 import { DesktopPool } from './desktops/desktop-pool.ts';
@@ -46,6 +46,11 @@ const http = serve({ fetch: createHealthApp(metrics, () => ready && pool.ready).
 );
 
 await pool.fillSpares();
+// Queues of workers gone for good (a crash, a pod replaced under a new id) are swept, in the background.
+sweepDeadWorkerQueues(redis, config.workerId).then(
+  (swept) => swept.length > 0 && log.info({ workers: swept }, `swept the release queues of ${swept.length} workers that are gone`),
+  (error: unknown) => log.warn({ err: error }, 'the release queues of gone workers were not swept'),
+);
 const lifecycle = startLifecycleWorkers(pool, redis, config.workerId, log, platform);
 ready = true;
 // Readiness is announced whatever the log level: launchers wait for this line.

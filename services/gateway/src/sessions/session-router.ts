@@ -28,6 +28,7 @@ import {
   claimLock,
   keys,
   markSessionCreator,
+  readWorkerCapacities,
   retryAfterSeconds,
   sessionCreator,
   type ActionReply,
@@ -202,6 +203,12 @@ export class SessionRouter {
     return desktopId;
   }
 
+  /** The desktop's heartbeat has lapsed and its worker publishes no room: the worker is gone. */
+  private async workerGone(desktopId: string, workerId: string): Promise<boolean> {
+    if (await this.deps.desktops.isAlive(desktopId)) return false;
+    return !(await readWorkerCapacities(this.redis)).has(workerId);
+  }
+
   /** The desktop a session currently holds, if any. */
   desktopOf(ref: SessionRef): Promise<string | null> {
     return this.sessions.desktopOf(ref);
@@ -246,7 +253,14 @@ export class SessionRouter {
     }
     const desktop = await this.deps.desktops.get(desktopId);
     await this.sessions.remove(ref);
-    if (desktop) await this.deps.lifecycle.release(ref, desktopId, desktop.workerId);
+    if (!desktop) return { ended: true };
+    if (await this.workerGone(desktopId, desktop.workerId)) {
+      // Nobody would take a release from a dead worker's queue: its record goes here, and a
+      // worker that starts again under the same id reaps what the dead one left.
+      await this.deps.desktops.remove(desktopId);
+    } else {
+      await this.deps.lifecycle.release(ref, desktopId, desktop.workerId);
+    }
     return { ended: true };
   }
 }
