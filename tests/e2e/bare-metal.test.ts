@@ -5,6 +5,9 @@
  * which speaks the same protocols. The worker starts none of it; the official MCP client drives
  * it through the gateway. Also: a session asking for macOS when only this linux worker exists
  * gets a clear error at once, and ending a session resets the console without tearing it down.
+ * Last, a second console joins as a worker that says it is a Mac (DESKGATE_PLATFORM=macos, the
+ * same stand-in helpers): sessions asking for macOS go to it and only to it, and its gates use
+ * the seed's macOS shortcut list.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,6 +19,7 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { CAPACITY_KEY } from '@deskgate/dispatch';
 import { targetImageSize } from '@deskgate/computer-use';
+import { startService, type ServiceProcess } from '../../scripts/lib/service-process.ts';
 import { repoRoot, startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
@@ -202,4 +206,75 @@ test('ending a session resets the console and never tears it down; the next sess
     assert.ok(alive(child), `${name} still runs`);
   }
   assert.deepEqual({ capture: consoleSession.capture.pid, input: consoleSession.input.pid }, pids);
+});
+
+test('a worker that offers macOS takes the sessions that ask for it, and its gates use the macOS shortcut list', async (t) => {
+  const macDir = mkdtempSync(join(tmpdir(), 'deskgate-bare-metal-mac-'));
+  const mac = await startConsole(macDir);
+  let macProbe: Probe | undefined;
+  let worker: ServiceProcess | undefined;
+  t.after(async () => {
+    await worker?.stop();
+    macProbe?.stop();
+    for (const child of [mac.input, mac.capture, mac.openbox, mac.xvfb]) child.kill('SIGTERM');
+  });
+  macProbe = await Probe.start(mac.display, { color: PROBE_COLOR });
+  const started = await startService<true>({
+    name: 'worker-mac',
+    entry: `${repoRoot}services/worker/src/main.ts`,
+    env: {
+      ...process.env,
+      REDIS_URL: stack.redisUrl,
+      DESKGATE_WORKER_PORT: '0',
+      DESKGATE_WORKER_ID: 'mac-stand-in',
+      DESKGATE_DESKTOP_PROVIDER: 'bare-metal',
+      DESKGATE_PLATFORM: 'macos',
+      DESKGATE_BARE_METAL_DISPLAY: mac.display,
+      DESKGATE_BARE_METAL_CAPTURE_SOCKET: mac.captureSocket,
+      DESKGATE_BARE_METAL_INPUT_SOCKET: mac.inputSocket,
+    },
+    logFile: join(dir, 'logs', 'worker-mac.log'),
+    readyWhen: (record) => record.msg === 'worker ready' || undefined,
+  });
+  worker = started.service;
+  // Its room is published on its first heartbeat after start.
+  let raw: string | null = null;
+  for (let i = 0; i < 100 && !(raw = await redis.hget(CAPACITY_KEY, 'mac-stand-in')); i++) await sleep(100);
+  assert.ok(raw, 'the macOS worker published its capacity');
+  const record = JSON.parse(raw) as { platform: string; capabilities: string[] };
+  assert.equal(record.platform, 'macos');
+  assert.ok(record.capabilities.includes('screencapturekit'));
+
+  const mcp = await connect('2025-11-25', `${stack.mcpUrl}/bm-mac2?platform=macos`, stack.apiKey);
+  try {
+    assert.ok(!(await mcp.call('request_access', { apps: ['DeskgateProbe'], reason: 'bare-metal test' })).isError);
+    const desktop = await desktopRecord('bm-mac2');
+    assert.equal(desktop.workerId, 'mac-stand-in', 'placed on the macOS worker');
+    assert.equal(desktop.platform, 'macos');
+    assert.equal(desktop.display, mac.display);
+    const shot = decodeImage(imageOf(await mcp.call('screenshot')).data);
+    const { button } = macProbe.ready;
+    const skip = macProbe.events().length;
+    const at: [number, number] = [((button.x + button.width / 2) * shot.width) / SIZE.width, ((button.y + button.height / 2) * shot.height) / SIZE.height];
+    assert.ok(!(await mcp.call('left_click', { coordinate: at })).isError);
+    await macProbe.waitFor((e) => e.type === 'press', 5000, skip);
+    // The seed's macOS list: cmd+q is a system shortcut; alt+tab and cmd+l are keys of the app.
+    const quit = await mcp.call('key', { text: 'cmd+q' });
+    assert.equal(errorKind(quit), 'blocked_key_combo');
+    assert.match(textOf(quit), /meta\+q is a system shortcut \(quits the frontmost application\)/);
+    for (const text of ['alt+tab', 'cmd+l']) {
+      const result = await mcp.call('key', { text });
+      assert.ok(!result.isError, `${text} on a macOS desktop: ${textOf(result)}`);
+    }
+  } finally {
+    await mcp.close();
+  }
+  // The same keys on the linux console: alt+tab is the X session's window switcher there.
+  const linux = await connect('2025-11-25', `${stack.mcpUrl}/bm-two`, stack.apiKey);
+  try {
+    assert.equal((await desktopRecord('bm-two')).platform, 'linux', 'a session that asked for nothing stayed on linux');
+    assert.equal(errorKind(await linux.call('key', { text: 'alt+tab' })), 'blocked_key_combo');
+  } finally {
+    await linux.close();
+  }
 });
