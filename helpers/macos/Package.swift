@@ -7,7 +7,7 @@ import PackageDescription
 
 let package = Package(
     name: "deskgate-macos",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],  // SCScreenshotManager
     products: [
         .executable(name: "deskgate-macos-helper", targets: ["deskgate-macos-helper"]),
         .library(name: "DeskgateHelperCore", targets: ["DeskgateHelperCore"]),

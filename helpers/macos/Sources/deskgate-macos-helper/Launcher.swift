@@ -44,7 +44,7 @@ enum Launcher {
             configuration.arguments = Array(argv.dropFirst())
             configuration.environment = Dictionary(env, uniquingKeysWith: { _, b in b })
             configuration.activates = true
-            let app: NSRunningApplication = try blockingLaunch { try await NSWorkspace.shared.openApplication(at: url, configuration: configuration) }
+            let app: NSRunningApplication = try blocking("launch_failed", "launch: cannot start \(target)") { try await NSWorkspace.shared.openApplication(at: url, configuration: configuration) }
             return .object([("pid", .int(Int64(app.processIdentifier)))])
         }
         guard target.hasPrefix("/") else { throw HelperFailure("not_found", "launch: cannot start \(target): give a bundle id or an absolute path") }
@@ -60,20 +60,6 @@ enum Launcher {
             throw HelperFailure("launch_failed", "launch: cannot start \(target): \(error.localizedDescription)")
         }
         return .object([("pid", .int(Int64(process.processIdentifier)))])
-    }
-
-    private static func blockingLaunch(_ body: @escaping () async throws -> NSRunningApplication) throws -> NSRunningApplication {
-        let done = DispatchSemaphore(value: 0)
-        var result: Result<NSRunningApplication, Error>?
-        Task.detached {
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        switch result! {
-        case let .success(app): return app
-        case let .failure(error): throw HelperFailure("launch_failed", "launch: \(error.localizedDescription)")
-        }
     }
 }
 #endif

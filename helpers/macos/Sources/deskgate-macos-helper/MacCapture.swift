@@ -1,6 +1,7 @@
 #if os(macOS)
 import AppKit
 import CoreGraphics
+import CoreVideo
 import DeskgateHelperCore
 import Foundation
 import ImageIO
@@ -266,8 +267,9 @@ enum Displays {
     }
 }
 
-/// Runs async work from the helper's request threads, which answer in order and may block.
-func blocking<T>(_ body: @escaping () async throws -> T) throws -> T {
+/// Runs async work from the helper's request threads, which answer in order and may block; a
+/// failure becomes the protocol error `kind` ("capture_failed" unless said).
+func blocking<T>(_ kind: String = "capture_failed", _ what: String = "ScreenCaptureKit", _ body: @escaping () async throws -> T) throws -> T {
     let done = DispatchSemaphore(value: 0)
     var result: Result<T, Error>?
     Task.detached {
@@ -277,7 +279,7 @@ func blocking<T>(_ body: @escaping () async throws -> T) throws -> T {
     done.wait()
     switch result! {
     case let .success(value): return value
-    case let .failure(error): throw HelperFailure("capture_failed", "ScreenCaptureKit: \(error.localizedDescription)")
+    case let .failure(error): throw HelperFailure(kind, "\(what): \(error.localizedDescription)")
     }
 }
 #endif

@@ -1,6 +1,7 @@
 #if os(macOS)
 import ApplicationServices
 import CoreGraphics
+import DeskgateHelperCore
 
 /// The two TCC permissions the helper needs. They belong to the signed helper's code identity
 /// (its bundle id and Team ID), so a grant survives updates signed by the same team.
@@ -35,12 +36,8 @@ enum Permissions {
     /// Throws the protocol's display_error naming the permission, when it is missing now (checked per request: a grant can be revoked at any time).
     static func require(_ permission: Permission) throws {
         let granted = permission == .accessibility ? AXIsProcessTrusted() : CGPreflightScreenCaptureAccess()
-        if !granted { throw HelperFailureBox.display(permission.advice) }
+        if !granted { throw HelperFailure("display_error", permission.advice) }
     }
 }
 
-import DeskgateHelperCore
-enum HelperFailureBox {
-    static func display(_ message: String) -> HelperFailure { HelperFailure("display_error", message) }
-}
 #endif

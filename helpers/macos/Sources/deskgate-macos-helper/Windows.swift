@@ -35,8 +35,9 @@ enum Windows {
             guard (info[kCGWindowLayer as String] as? Int) == 0,
                   let id = info[kCGWindowNumber as String] as? UInt32,
                   let pid = info[kCGWindowOwnerPID as String] as? Int32,
-                  let bounds = info[kCGWindowBounds as String] as? [String: CGFloat] else { return nil }
-            let frame = Rect(x: Int64(bounds["X"] ?? 0) - screen.x, y: Int64(bounds["Y"] ?? 0) - screen.y, width: Int64(bounds["Width"] ?? 0), height: Int64(bounds["Height"] ?? 0))
+                  let boundsInfo = info[kCGWindowBounds as String] as? NSDictionary,
+                  let bounds = CGRect(dictionaryRepresentation: boundsInfo as CFDictionary) else { return nil }
+            let frame = Rect(x: Int64(bounds.minX) - screen.x, y: Int64(bounds.minY) - screen.y, width: Int64(bounds.width), height: Int64(bounds.height))
             return WindowInfo(id: id, pid: pid, frame: frame, title: info[kCGWindowName as String] as? String, app: NSRunningApplication(processIdentifier: pid))
         }
         // CGWindowList is front to back; the protocol lists bottom to top.
