@@ -10,6 +10,8 @@ import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { targetImageSize } from '@deskgate/computer-use';
+import { Redis } from 'ioredis';
+import { readWorkerCapacities } from '@deskgate/dispatch';
 import { repoRoot, startStack, type Stack } from '../scripts/lib/stack.ts';
 import { BENCH_POLICY_FILE, connectBench, type BenchClient } from './client.ts';
 import { stackPidGroups, startCpuMeter } from './cpu.ts';
@@ -22,10 +24,12 @@ import { comparisonRows, CUA_PACKAGE, CUA_VERSION, sideBySideOnOwnStack, type Co
 import { fromSummary, ms, ratio, renderTable, verdict, writeReport, type Report, type Row } from './report.ts';
 import { clickLoad, openSessions, pacedLoad, timeToReady, type ScaleLevel } from './scale.ts';
 import { progress, round, summarize, type Summary } from './stats.ts';
+import { FLEET_SECTION, fleetBench, fleetRows, type FleetFigures, type FleetShape } from './fleet.ts';
 import { CONTAINER_SECTION, containerBench, containerPrerequisite, containerRows, type ContainerFigures } from './containers.ts';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
-// BENCH_ONLY=containers runs the container provider's step alone (bench/containers.ts).
+// BENCH_ONLY=containers runs the container provider's step alone (bench/containers.ts);
+// BENCH_ONLY=fleet the fleet's (bench/fleet.ts).
 const ONLY = process.env.BENCH_ONLY;
 // Other work on the machine skews every figure: the 1-minute load average at start is recorded.
 const LOAD_AT_START = loadavg()[0]!.toFixed(2);
@@ -41,7 +45,7 @@ const PACED_RATE = 10;
 const stacks = new Set<Stack>();
 const cleanups: (() => unknown)[] = [];
 
-async function bringUp(size: { width: number; height: number }, extra: Record<string, string>, label: string): Promise<Stack> {
+async function bringUp(size: { width: number; height: number }, extra: Record<string, string>, label: string, shape: FleetShape = { gateways: 1, workers: 1 }): Promise<Stack> {
   progress(`starting a stack (${label}: ${size.width}×${size.height}, ${Object.entries(extra).map(([k, v]) => `${k.replace('DESKGATE_', '')}=${v}`).join(' ')})`);
   const stack = await startStack({
     env: {
@@ -59,6 +63,7 @@ async function bringUp(size: { width: number; height: number }, extra: Record<st
       ...extra,
     },
     tenant: 'bench',
+    ...shape,
     logDir: mkdtempSync(join(tmpdir(), `deskgate-bench-${label}-`)),
   });
   stacks.add(stack);
@@ -140,6 +145,8 @@ interface Results {
   /** The container provider beside the process provider (bench/containers.ts). */
   containers?: ContainerFigures;
   containersSkipped?: string;
+  /** 32 sessions through 2 gateways × 2 workers and through 1 × 1 (bench/fleet.ts). */
+  fleet?: FleetFigures[];
   errors: string[];
 }
 
@@ -242,8 +249,9 @@ async function runSmallStack(): Promise<void> {
     await step('scale', async () => {
       const most = Math.max(...LEVELS);
       progress(`scale: opening ${most} sessions (each a cold desktop)`);
-      const clients = await openSessions(stack, 'scale', most);
-      cleanups.push(() => void Promise.all(clients.map((c) => c.close().catch(() => undefined))));
+      const opened = await openSessions(stack, 'scale', most, point);
+      cleanups.push(() => void opened.close());
+      const clients = opened.clients;
       const desktops = await Promise.all(clients.map((_, i) => sessionDesktop(stack.redisUrl, stack.tenant, `scale-${i}`)));
       const groups = stackPidGroups(stack, desktops);
       for (const level of LEVELS) {
@@ -305,6 +313,26 @@ async function runWarmStack(): Promise<void> {
   } finally {
     await tearDown(stack);
   }
+}
+
+/** The fleet beside one process of each (bench/fleet.ts). */
+async function runFleetStep(): Promise<void> {
+  results.fleet = await fleetBench({
+    bringUp: (extra, label, shape) => bringUp(SMALL, extra, label, shape),
+    tearDown,
+    onCleanup: (fn) => cleanups.push(fn),
+    clickPoint: clickPoint(smallImage),
+    loadSeconds: LOAD_SECONDS,
+    pacedRate: PACED_RATE,
+    desktopsByWorker: async (stack) => {
+      const redis = new Redis(stack.redisUrl, { maxRetriesPerRequest: 1 });
+      try {
+        return Object.fromEntries([...(await readWorkerCapacities(redis))].map(([id, room]) => [id, room.busy]));
+      } finally {
+        redis.disconnect();
+      }
+    },
+  });
 }
 
 /** Both desktop providers side by side: stacks of each, then the providers directly. */
@@ -466,9 +494,11 @@ function buildReport(): Report {
   for (const [name, m] of Object.entries(results.serviceMemory)) {
     rows.push({ section: scale, name: `${name} RSS`, value: `${(m.rssKiB / 1024).toFixed(0)} MiB` });
   }
+  rows.push(...fleetRows(results.fleet, PACED_RATE));
   rows.push(...containerRows(results.containers, results.containersSkipped, SMALL));
   for (const error of results.errors) rows.push({ section: 'Errors', name: error.slice(0, 120) });
-  const shown = ONLY === 'containers' ? rows.filter((row) => row.section.startsWith(CONTAINER_SECTION) || row.section === 'Errors') : rows;
+  const only = ONLY === 'containers' ? CONTAINER_SECTION : ONLY === 'fleet' ? FLEET_SECTION : undefined;
+  const shown = only ? rows.filter((row) => row.section.startsWith(only) || row.section === 'Errors') : rows;
 
   return {
     title: ONLY ? `deskgate bench (BENCH_ONLY=${ONLY})` : 'deskgate bench',
@@ -500,7 +530,7 @@ function buildReport(): Report {
 }
 
 const started = performance.now();
-if (ONLY && ONLY !== 'containers') throw new Error(`BENCH_ONLY=${ONLY}: the only step that runs alone is "containers"`);
+if (ONLY && ONLY !== 'containers' && ONLY !== 'fleet') throw new Error(`BENCH_ONLY=${ONLY}: the steps that run alone are "containers" and "fleet"`);
 // First, on a stack of its own, so its rows come out whatever happens to the other steps.
 if (!ONLY) await step('side by side with cua-computer-server', async () => {
   try {
@@ -523,7 +553,8 @@ try {
     await runLargeStack();
     await runWarmStack();
   }
-  await step('containers', runContainerStep);
+  if (!ONLY || ONLY === 'fleet') await step('fleet', runFleetStep);
+  if (!ONLY || ONLY === 'containers') await step('containers', runContainerStep);
 } catch (error) {
   results.errors.push(`harness: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
   progress(`\x1b[31mharness error\x1b[0m ${error instanceof Error ? error.message : String(error)}`);

@@ -5,7 +5,8 @@
  */
 import { connectBench, type BenchClient } from './client.ts';
 import type { CpuMeter } from './cpu.ts';
-import { desktopMemory, sessionDesktop, type DesktopMemory } from './desktop.ts';
+import type { ChildProcess } from 'node:child_process';
+import { desktopMemory, sessionDesktop, showContent, type DesktopMemory } from './desktop.ts';
 import { progress, sleep, summarize, type Summary } from './stats.ts';
 
 export interface ScaleLevel {
@@ -26,16 +27,54 @@ export interface StackRef {
   redisUrl: string;
 }
 
-/** Opens `count` sessions and takes the screenshot each needs before it may click. */
-export async function openSessions(stack: StackRef, prefix: string, count: number): Promise<BenchClient[]> {
+export interface OpenedSessions {
+  clients: BenchClient[];
+  /** Closes the clients and the windows shown on their desktops. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `count` sessions (spread over `gateways`, round robin), takes the screenshot each needs
+ * before it may click, and shows a window of text on each desktop: clicks must land on a
+ * granted app's window (the desktop background is never an input target).
+ */
+export async function openSessions(stack: StackRef, prefix: string, count: number, point: [number, number], gateways: readonly string[] = [stack.mcpUrl]): Promise<OpenedSessions> {
   const clients: BenchClient[] = [];
-  for (let i = 0; i < count; i++) {
-    const client = await connectBench(`${stack.mcpUrl}/${prefix}-${i}`, stack.apiKey);
-    await client.ok('screenshot');
-    clients.push(client);
-    progress(`  session ${i + 1}/${count} has a desktop`);
+  const windows: ChildProcess[] = [];
+  const close = async () => {
+    for (const window of windows) window.kill('SIGKILL');
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  };
+  try {
+    for (let i = 0; i < count; i++) {
+      const client = await connectBench(`${gateways[i % gateways.length]}/${prefix}-${i}`, stack.apiKey);
+      clients.push(client);
+      // Connecting asked for access, which gave the session its desktop; the screenshot comes after the window shows.
+      windows.push(await showContent((await sessionDesktop(stack.redisUrl, stack.tenant, `${prefix}-${i}`)).display));
+      await untilClickable(client, point);
+      progress(`  session ${i + 1}/${count} has a desktop`);
+    }
+  } catch (error) {
+    await close();
+    throw error;
   }
-  return clients;
+  return { clients, close };
+}
+
+/**
+ * Screenshot, then a click at `point`, until the click is taken: the window just shown may
+ * still be drawing its text, and a click on pixels that changed since the screenshot is refused.
+ */
+async function untilClickable(client: BenchClient, point: [number, number], tries = 30): Promise<void> {
+  let last = '';
+  for (let i = 0; i < tries; i++) {
+    await client.ok('screenshot');
+    const click = await client.call('left_click', { coordinate: point });
+    if (!click.isError) return;
+    last = click.text;
+    await sleep(300);
+  }
+  throw new Error(`a click at ${point.join(',')} was refused ${tries} times: ${last.slice(0, 200)}`);
 }
 
 /** Every client clicks in a loop for `seconds`; one point per session, bottom-right, off any window. */
