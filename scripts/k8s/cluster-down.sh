@@ -34,6 +34,19 @@ iptables -t nat -S POSTROUTING 2>/dev/null | grep 'name: \\"deskgate-pods\\"' | 
   eval "iptables -t nat ${rule/-A /-D }"
   [ -n "$chain" ] && iptables -t nat -F "$chain" && iptables -t nat -X "$chain"
 done
+# The kubelet's own chains (kube-proxy --cleanup leaves them): KUBE-FIREWALL with its jumps
+# from INPUT and OUTPUT, the canaries, the mangle hint.
+for tool in iptables ip6tables; do
+  for hook in INPUT OUTPUT; do while $tool -w -D "$hook" -j KUBE-FIREWALL 2>/dev/null; do :; done; done
+  for table in filter nat mangle; do
+    for chain in KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT; do
+      $tool -w -t "$table" -F "$chain" 2>/dev/null && $tool -w -t "$table" -X "$chain" 2>/dev/null
+    done
+  done
+done
+for dir in -i -o; do
+  while iptables -w -D FORWARD $dir cni0 -m comment --comment deskgate-k8s -j ACCEPT 2>/dev/null; do :; done
+done
 rm -f /etc/cni/net.d/10-deskgate.conflist
 rm -rf /run/deskgate-containerd "$ST/containerd" "$ST/cni" "$ST/etcd"
 # The host folders cluster-up.sh made (none of them is left mounted by now).

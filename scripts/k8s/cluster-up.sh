@@ -6,7 +6,8 @@
 #
 # What it changes on the host (cluster-down.sh undoes each): Debian packages
 # containernetworking-plugins and conntrack (kept); /etc/cni/net.d/10-deskgate.conflist;
-# the cni0 bridge and pod veths; kube-proxy's KUBE-* iptables chains; mounts under
+# the cni0 bridge and pod veths; two FORWARD rules accepting cni0 (comment deskgate-k8s);
+# kube-proxy's KUBE-* iptables chains; mounts under
 # /var/lib/kubelet, /var/lib/cni and /etc/cni (removed when it made them); /run/deskgate-containerd; the processes, pids in .deskgate/k8s/cluster.
 #
 # The fixes this machine needs (docs/kubernetes.md): containerd restrict_oom_score_adj (root
@@ -77,6 +78,13 @@ cat > /etc/cni/net.d/10-deskgate.conflist <<C
            "dataDir": "$ST/cni"}},
  {"type": "portmap", "capabilities": {"portMappings": true}}]}
 C
+# Docker sets the FORWARD policy to DROP, and bridged pod traffic goes through FORWARD
+# (br_netfilter): pods could not reach each other through a Service. Two rules let the
+# pods' bridge through, marked for cluster-down.sh.
+for dir in -i -o; do
+  iptables -w -C FORWARD $dir cni0 -m comment --comment deskgate-k8s -j ACCEPT 2>/dev/null ||
+    iptables -w -I FORWARD 1 $dir cni0 -m comment --comment deskgate-k8s -j ACCEPT
+done
 mkdir -p "$CONTAINERD_RUN"
 cat > "$ST/containerd.toml" <<C
 version = 2

@@ -76,6 +76,9 @@ test('the local overlay runs: Redis, the bootstrap (with the pinned keys), one g
 
 test('a session through the gateway Service: the official MCP client gets a screenshot of a worker pod desktop; the operator sees it', async () => {
   mcp = await connect('2026-07-28', `${GATEWAY}/mcp/k8s`, apiKey);
+  // The base policy (seed tiers, auto approval) grants nothing on start.
+  const granted = await mcp.call('request_access', { apps: ['mousepad'], reason: 'the cluster test' });
+  assert.ok(!granted.isError, textOf(granted));
   const started = performance.now();
   const shot = await mcp.call('screenshot');
   console.log(`first screenshot (desktop allocated from the warm pool): ${seconds(performance.now() - started)}`);
@@ -143,8 +146,13 @@ test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new wo
   const end = (name: string) => fetch(`${GATEWAY}/v1/sessions/${name}`, { method: 'DELETE', headers: { Authorization: `Bearer ${operatorKey}` } });
   const listed = () => fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } }).then((response) => response.text());
   try {
+    // A new session's first calls: its grant, then a screenshot (on its desktop).
+    const firstCalls = async (session: McpConnection) => {
+      const granted = await session.call('request_access', { apps: ['mousepad'], reason: 'the cluster test' });
+      return granted.isError ? granted : session.call('screenshot');
+    };
     let started = performance.now();
-    const warmShot = await warm.call('screenshot');
+    const warmShot = await firstCalls(warm);
     assert.ok(!warmShot.isError, textOf(warmShot));
     console.log(`demand → ready desktop, warm (a spare of a running worker): ${seconds(performance.now() - started)}`);
 
@@ -152,7 +160,7 @@ test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new wo
     // the demand route asks for a second worker, and the scaler adds it.
     const [first] = await workerPods();
     started = performance.now();
-    const coldShot = cold.call('screenshot');
+    const coldShot = firstCalls(cold);
     const asked = await until('wanted.workers = 2', async () => {
       const now = await demand();
       return now.sessions.waiting >= 1 && now.wanted.workers === 2 ? now : undefined;
