@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import type { Browser } from 'playwright-core';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
-import { cookieHeader, keepScreenshot, launchChromium, openConsole, originOf, signIn } from '../support/console.ts';
+import { cookieHeader, keepScreenshot, launchChromium, logLivePixel, monotonicToWall, openConsole, originOf, shownPixels, signIn, type ShownPixel } from '../support/console.ts';
 import { desktopOf } from '../support/desktops.ts';
 import { connect, errorKind, textOf, type McpConnection } from '../support/mcp-clients.ts';
 import { Probe } from '../support/probe.ts';
@@ -142,34 +142,17 @@ describe('signed in as an operator', () => {
     await page.waitForFunction(() => (window as unknown as { deskgateLive?: { frames: number } }).deskgateLive?.frames! > 0);
     const area = slow.ready.color_area;
     const [x, y] = [area.x + Math.round(area.width / 2), area.y + Math.round(area.height / 2)];
-    // In the page: the moment a frame showing the probe's final colour (#00cc44) is on screen.
-    await page.evaluate(([x, y]) => {
-      const w = window as unknown as { colourSeen: number | null };
-      w.colourSeen = null;
-      const img = document.querySelector<HTMLImageElement>('#screen')!;
-      const canvas = document.createElement('canvas');
-      const context = canvas.getContext('2d', { willReadFrequently: true })!;
-      new MutationObserver(async () => {
-        await img.decode().catch(() => undefined);
-        const shownAt = Date.now();
-        canvas.width = img.naturalWidth;
-        canvas.height = img.naturalHeight;
-        context.drawImage(img, 0, 0);
-        const [r, g, b] = context.getImageData(x!, y!, 1, 1).data;
-        if (w.colourSeen === null && r! < 40 && Math.abs(g! - 0xcc) < 40 && Math.abs(b! - 0x44) < 40) w.colourSeen = shownAt;
-      }).observe(img, { attributes: true, attributeFilter: ['src'] });
-    }, [x, y]);
+    await logLivePixel(page, x, y);
     const mark = slow.events().length;
     const { button } = slow.ready;
     await agent.call('screenshot'); // the agent sees the new window before it clicks (pixel staleness gate)
     const clicked = await agent.call('left_click', { coordinate: [button.x + button.width / 2, button.y + button.height / 2] });
     assert.ok(!clicked.isError, textOf(clicked));
     const repainted = await slow.waitFor((event) => event.type === 'repainted', 10_000, mark);
-    // The probe stamps CLOCK_MONOTONIC seconds; process.hrtime reads the same clock.
-    const wallOffset = Date.now() - Number(process.hrtime.bigint()) / 1e6;
-    const repaintedAt = (repainted.t as number) * 1000 + wallOffset;
-    const seen = (await page.waitForFunction(() => (window as unknown as { colourSeen: number | null }).colourSeen, undefined, { timeout: 10_000 })).jsonValue();
-    const latencyMs = (await seen as number) - repaintedAt;
+    const repaintedAt = (repainted.t as number) * 1000 + monotonicToWall();
+    const green = ({ rgb: [r, g, b] }: ShownPixel) => r < 40 && Math.abs(g - 0xcc) < 40 && Math.abs(b - 0x44) < 40;
+    await page.waitForFunction(() => (window as unknown as { pixelLog: { rgb: number[] }[] }).pixelLog.some(({ rgb: [r, g, b] }) => r! < 40 && Math.abs(g! - 0xcc) < 40 && Math.abs(b! - 0x44) < 40), undefined, { timeout: 10_000 });
+    const latencyMs = (await shownPixels(page)).find(green)!.shownAt - repaintedAt;
     t.diagnostic(`screen change → frame shown in the page: ${latencyMs.toFixed(1)} ms`);
     assert.ok(latencyMs > -5, `the frame cannot be shown before the change (${latencyMs} ms)`);
     await keepScreenshot(page, 'live');
@@ -212,6 +195,12 @@ describe('signed in as an operator', () => {
     assert.match((await refusedRow.first().textContent()) ?? '', /left_click.*lock_held.*agent \(k_/);
     const personClick = page.locator('tr[data-actor="person"]', { hasText: 'left_click' });
     assert.match((await personClick.first().textContent()) ?? '', /left_click.*ok.*person \(k_/);
+    // A frame of the screen after each call that ran on the desktop; none for the refused one.
+    await page.waitForFunction(() => {
+      const ran = [...document.querySelectorAll('tr[data-kind="ok"]')];
+      return ran.length > 0 && ran.every((row) => (row.querySelector('img.thumb') as HTMLImageElement | null)?.naturalWidth === 320);
+    });
+    assert.equal(await refusedRow.first().locator('img.thumb').count(), 0);
     await keepScreenshot(page, 'timeline');
     await page.selectOption('#kind-filter', 'lock_held');
     await page.waitForFunction(() => [...document.querySelectorAll('tr[data-kind]')].every((row) => row.getAttribute('data-kind') === 'lock_held'));

@@ -43,3 +43,33 @@ export async function cookieHeader(context: BrowserContext, origin: string): Pro
 export async function keepScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${repoRoot}docs/console/${name}.png`, fullPage: true });
 }
+
+export interface ShownPixel {
+  rgb: [number, number, number];
+  /** When the frame was on screen in the page (epoch ms). */
+  shownAt: number;
+}
+
+/** From now on, logs each live frame's pixel at (x, y) and when the page showed it (read with shownPixels). */
+export async function logLivePixel(page: Page, x: number, y: number): Promise<void> {
+  await page.evaluate(([x, y]) => {
+    const w = window as unknown as { pixelLog: unknown[] };
+    w.pixelLog = [];
+    const img = document.querySelector<HTMLImageElement>('#screen')!;
+    const canvas = document.createElement('canvas');
+    const context = canvas.getContext('2d', { willReadFrequently: true })!;
+    new MutationObserver(async () => {
+      await img.decode().catch(() => undefined);
+      const shownAt = Date.now();
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      context.drawImage(img, 0, 0);
+      w.pixelLog.push({ rgb: [...context.getImageData(x!, y!, 1, 1).data.slice(0, 3)], shownAt });
+    }).observe(img, { attributes: true, attributeFilter: ['src'] });
+  }, [x, y]);
+}
+
+export const shownPixels = (page: Page) => page.evaluate(() => (window as unknown as { pixelLog: ShownPixel[] }).pixelLog);
+
+/** Milliseconds between CLOCK_MONOTONIC (what the probe apps stamp, and process.hrtime reads) and the wall clock. */
+export const monotonicToWall = () => Date.now() - Number(process.hrtime.bigint()) / 1e6;

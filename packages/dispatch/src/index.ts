@@ -20,3 +20,4 @@ export * from './session-creator.ts';
 export * from './redis-connection.ts';
 export * from './platform.ts';
 export * from './live-frame.ts';
+export * from './audit-frames.ts';

@@ -5,7 +5,7 @@
  * for one another. The agent's key reaches none of it.
  */
 import { Hono } from 'hono';
-import { AuditLog, DesktopLocks, SessionStore, type ApprovalStore, type KillSwitch } from '@deskgate/dispatch';
+import { AuditFrames, AuditLog, DesktopLocks, SessionStore, type ApprovalStore, type KillSwitch } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyStore } from '../auth/api-keys.ts';
@@ -66,7 +66,7 @@ export function consoleApp(deps: ConsoleDeps) {
   app.route('/', sharePublicRoutes(shares, hub, router, cookie));
   app.use('/api/*', consoleAuth(sessions, cookie, redis), requireRole(...CAN.useConsole));
   app.route('/', tenantRoutes({ redis, router, sessions: sessionStore, locks, audit, approvals: deps.approvals, killSwitch: deps.killSwitch }));
-  app.route('/', auditRoutes(audit));
+  app.route('/', auditRoutes(audit, new AuditFrames(redis)));
   const person = new PersonActions({ redis, router, sessions: sessionStore, locks, auditCall: deps.auditCall, log: deps.log, leaseMs: settings.takeoverLeaseMs });
   app.route('/', takeoverRoutes(person));
   app.get('/api/sessions/:session/live', requireRole(...CAN.watchSessions), (c) => streamLive(c, hub, router, c.var.principal.tenant, sessionFrom(c)));

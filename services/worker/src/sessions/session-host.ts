@@ -6,7 +6,7 @@
  * desktop into one clear `desktop_failed` answer. The pool (desktop-pool.ts) decides which
  * desktops exist; the host, what runs on one.
  */
-import { ActionServer, type ActionHandler, type ApprovalStore, type DesktopRegistry, type HandledAction, type KillSwitch, type SessionRef, type SessionStore, keys } from '@deskgate/dispatch';
+import { ActionServer, AUDIT_FRAMES, AuditFrames, type ActionHandler, type ApprovalStore, type DesktopRegistry, type HandledAction, type KillSwitch, type SessionRef, type SessionStore, keys } from '@deskgate/dispatch';
 import { errorResult, initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -149,12 +149,28 @@ export class SessionHost {
           this.notice = null;
         }
         if (!reply.persist && !this.failure) reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
+        // The console timeline's frame of this call, taken once it is answered (never before).
+        const answeredAt = Date.now();
+        setImmediate(() => void this.keepFrame(request.tool, answeredAt));
         return reply;
       } finally {
         this.busy--;
         this.lastActivity = Date.now();
       }
     };
+  }
+
+  /** A small frame of the screen for the audit timeline (bounded per session: AUDIT_FRAMES). */
+  private async keepFrame(tool: string, at: number): Promise<void> {
+    if (this.failure) return;
+    const { width, height } = this.desktop.handle;
+    const scaled = { width: AUDIT_FRAMES.width, height: Math.max(1, Math.round((AUDIT_FRAMES.width * height) / width)) };
+    try {
+      const { payload } = await this.desktop.capture.call({ op: 'capture', format: 'jpeg', quality: AUDIT_FRAMES.quality, scale_to: scaled });
+      await new AuditFrames(this.services.redis).add(this.ref.tenant, this.ref.name, tool, at, payload);
+    } catch (error) {
+      this.services.log.debug({ err: error, desktop: this.id }, 'timeline frame not kept');
+    }
   }
 
   /**

@@ -1,0 +1,64 @@
+/**
+ * A small frame of the screen after each call of a session, for the console's audit timeline:
+ * the worker adds one (320×200 JPEG, a few KB) once the call is answered; the gateway pairs
+ * each audit entry with the frame of its call. Storage is bounded per session: a stream capped
+ * at FRAMES_PER_SESSION entries (the newest kept), expiring with the audit log.
+ */
+import type { Redis } from 'ioredis';
+import { AUDIT_DEFAULTS } from './audit-log.ts';
+import { keys } from './keys.ts';
+
+export const AUDIT_FRAMES = { perSession: 100, width: 320, height: 200, quality: 50 } as const;
+
+export interface AuditFrame {
+  id: string;
+  tool: string;
+  /** When the worker answered the call (epoch ms). */
+  at: number;
+  jpeg: Buffer;
+}
+
+export class AuditFrames {
+  constructor(
+    private readonly redis: Redis,
+    private readonly ttlSeconds: number = AUDIT_DEFAULTS.ttlSeconds,
+  ) {}
+
+  async add(tenant: string, session: string, tool: string, at: number, jpeg: Buffer): Promise<void> {
+    const key = keys.auditFrames(tenant, session);
+    await this.redis.multi().xadd(key, 'MAXLEN', '=', AUDIT_FRAMES.perSession, '*', 'tool', tool, 'at', String(at), 'jpeg', jpeg).expire(key, this.ttlSeconds).exec();
+  }
+
+  /** The session's frames, newest first. */
+  async list(tenant: string, session: string): Promise<AuditFrame[]> {
+    const rows = (await this.redis.xrevrangeBuffer(keys.auditFrames(tenant, session), '+', '-', 'COUNT', AUDIT_FRAMES.perSession)) as [Buffer, Buffer[]][];
+    return rows.map(([id, flat]) => {
+      const f: Record<string, Buffer> = {};
+      for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!.toString()] = flat[i + 1]!;
+      return { id: id.toString(), tool: f.tool?.toString() ?? '', at: Number(f.at?.toString()), jpeg: f.jpeg ?? Buffer.alloc(0) };
+    });
+  }
+
+  async get(tenant: string, session: string, id: string): Promise<Buffer | null> {
+    if (!/^\d{1,20}-\d{1,20}$/.test(id)) return null;
+    const rows = (await this.redis.xrangeBuffer(keys.auditFrames(tenant, session), id, id)) as [Buffer, Buffer[]][];
+    const flat = rows[0]?.[1];
+    if (!flat) return null;
+    for (let i = 0; i + 1 < flat.length; i += 2) if (flat[i]!.toString() === 'jpeg') return flat[i + 1]!;
+    return null;
+  }
+}
+
+/**
+ * The frame of an audited call: the frame of the same tool answered within the call's span
+ * (the worker answers before the gateway records; both clocks are the same machine's or
+ * NTP-close), the nearest one when several fit.
+ */
+export function frameOfCall(frames: AuditFrame[], entry: { tool: string; at: number; ms: number }, slackMs = 250): AuditFrame | undefined {
+  let best: AuditFrame | undefined;
+  for (const frame of frames) {
+    if (frame.tool !== entry.tool || frame.at < entry.at - entry.ms - slackMs || frame.at > entry.at + slackMs) continue;
+    if (!best || Math.abs(frame.at - entry.at) < Math.abs(best.at - entry.at)) best = frame;
+  }
+  return best;
+}
