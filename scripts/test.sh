@@ -2,7 +2,8 @@
 # `npm test`: installs what is missing, then runs every suite — the TypeScript type check,
 # unit tests, the Rust helper's tests, the Python input layer's tests, the end-to-end suites
 # on the real stack with process desktops, then with container desktops and through
-# `docker compose` — and prints one closing line with the totals.
+# `docker compose`, and the macOS helper's Swift tests (in a Debian 13 root: Debian 12 has no
+# Swift) — and prints one closing line with the totals.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh || exit 1
@@ -26,12 +27,17 @@ node_counts() { echo "$(grep -E '^# pass ' "$1" | awk '{s+=$3} END {print s+0}')
 cargo_counts() { echo "$(grep -oE '[0-9]+ passed' "$1" | awk '{s+=$1} END {print s+0}') $(grep -oE '[0-9]+ failed' "$1" | awk '{s+=$1} END {print s+0}')"; }
 pytest_counts() { local line; line=$(grep -E '(passed|failed)' "$1" | tail -1); echo "$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0) $(echo "$line" | grep -oE '[0-9]+ (failed|error)' | grep -oE '[0-9]+' | awk '{s+=$1} END {print s+0}')"; }
 check_counts() { echo "0 0"; }
+# XCTest: "Executed 17 tests, with 0 failures (0 unexpected) in …".
+swift_counts() { local line; line=$(grep -E 'Executed [0-9]+ tests?, with [0-9]+ failures?' "$1" | tail -1); echo "$(echo "$line" | grep -oE 'Executed [0-9]+' | grep -oE '[0-9]+' || echo 0) $(echo "$line" | grep -oE 'with [0-9]+' | grep -oE '[0-9]+' || echo 0)"; }
 
 # The Docker engine, the images and Compose v2 take minutes on a fresh machine: they are made
 # in the background (at a lower priority) while the host suites run; the container suites wait
 # for them.
 nice -n 10 bash scripts/install-containers.sh >"$logdir/containers-setup.log" 2>&1 &
 containers_setup=$!
+# The Swift toolchain for the macOS helper's tests: a Debian 13 root made once (a few minutes cold).
+nice -n 10 bash scripts/macos/swift-on-linux.sh install >"$logdir/swift-setup.log" 2>&1 &
+swift_setup=$!
 
 run typecheck check_counts npx tsc -p tsconfig.json
 # Node 20's test runner takes no globs: list the files.
@@ -53,6 +59,15 @@ else
   cat "$logdir/containers-setup.log"
   say "the container setup failed: the container suites did not run"
   failed=$((failed + 1)); broken+=(container-setup)
+fi
+
+say "waiting for the Swift toolchain (Debian 13's swiftlang in a root of its own)"
+if wait "$swift_setup"; then
+  run swift swift_counts bash scripts/macos/swift-on-linux.sh test
+else
+  cat "$logdir/swift-setup.log"
+  say "the Swift toolchain could not be installed: the macOS helper's tests did not run"
+  failed=$((failed + 1)); broken+=(swift-setup)
 fi
 
 rm -rf "$logdir"
