@@ -14,22 +14,28 @@ const WATCH_LEASE_MS = 2000;
 const RENEW_MS = 500;
 
 export class LiveHub {
-  private readonly subscriber: Redis;
+  private subscriber: Redis | null = null;
   private readonly listeners = new Map<string, Set<FrameListener>>();
-  private readonly renewer: NodeJS.Timeout;
+  private renewer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly redis: Redis,
     private readonly log: Logger,
-  ) {
-    this.subscriber = redis.duplicate();
-    this.subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+  ) {}
+
+  /** The subscriber connection, opened when the first browser watches (a gateway nobody watches through holds none). */
+  private subscribed(): Redis {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.redis.duplicate();
+    subscriber.on('error', (error: Error) => this.log.debug({ err: error.message }, 'live view subscriber error'));
+    subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => {
       const desktopId = /^deskgate:desktop:(.+):live:frames$/.exec(channel.toString())?.[1];
       const frame = desktopId ? decodeLiveFrame(message) : null;
       if (frame) for (const listener of this.listeners.get(desktopId!) ?? []) listener(frame);
     });
     this.renewer = setInterval(() => void this.renew(), RENEW_MS);
     this.renewer.unref();
+    return (this.subscriber = subscriber);
   }
 
   /** Starts delivering the desktop's frames to `listener` (the latest one at once); returns the way to stop. */
@@ -38,7 +44,7 @@ export class LiveHub {
     if (!set) {
       set = new Set();
       this.listeners.set(desktopId, set);
-      await this.subscriber.subscribe(keys.liveFrames(desktopId));
+      await this.subscribed().subscribe(keys.liveFrames(desktopId));
     }
     set.add(listener);
     await this.redis.set(keys.liveWatched(desktopId), '1', 'PX', WATCH_LEASE_MS);
@@ -49,7 +55,7 @@ export class LiveHub {
       set.delete(listener);
       if (set.size > 0 || this.listeners.get(desktopId) !== set) return;
       this.listeners.delete(desktopId);
-      this.subscriber.unsubscribe(keys.liveFrames(desktopId)).catch(() => undefined);
+      this.subscriber?.unsubscribe(keys.liveFrames(desktopId)).catch(() => undefined);
     };
   }
 
