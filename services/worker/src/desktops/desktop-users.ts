@@ -177,7 +177,8 @@ export async function reapFreeSlots(users: DesktopUser[], dir = SLOT_DIR, skip: 
     }
     await Promise.all(locks.filter(({ user }) => running.has(user.name)).map(({ user }) => killAllOf(user)));
     const held = locks.map(({ user }) => user);
-    const before = new Set(held.filter((user) => running.has(user.name) || hasTempFiles(user.uid)).map((user) => user.name));
+    const owners = tempFileOwners();
+    const before = new Set(held.filter((user) => running.has(user.name) || owners.has(user.uid)).map((user) => user.name));
     removeTempFilesOf(held.map((user) => user.uid));
     swept.push(...before);
   } finally {
@@ -189,15 +190,25 @@ export async function reapFreeSlots(users: DesktopUser[], dir = SLOT_DIR, skip: 
   return swept;
 }
 
-function hasTempFiles(uid: number): boolean {
+/** The uids owning an entry of the shared temp folders: one pass over them, whatever the number of users. */
+function tempFileOwners(): Set<number> {
+  const owners = new Set<number>();
   for (const folder of [...SHARED_TEMP, '/tmp/.X11-unix']) {
+    let names: string[];
     try {
-      if (readdirSync(folder).some((name) => lstatSync(join(folder, name)).uid === uid)) return true;
+      names = readdirSync(folder);
     } catch {
-      // Not there, or gone while we looked.
+      continue; // Not there.
+    }
+    for (const name of names) {
+      try {
+        owners.add(lstatSync(join(folder, name)).uid);
+      } catch {
+        // Gone while we looked.
+      }
     }
   }
-  return false;
+  return owners;
 }
 
 export class DesktopSlots {
