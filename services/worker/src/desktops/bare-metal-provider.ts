@@ -20,6 +20,7 @@ import { CaptureClient } from '../helpers/capture-client.ts';
 import type { HelperTransport } from '../helpers/helper-process.ts';
 import type { InputClient } from '../helpers/input-client.ts';
 import { bareMetalApps } from './bare-metal-apps.ts';
+import { FailureSignal } from './failure-signal.ts';
 import type { DesktopProvider, DisplayHandle } from './provider.ts';
 
 const absolute = z.string().regex(/^\/[^\0]*$/, 'an absolute path');
@@ -135,7 +136,7 @@ export class BareMetalDesktopProvider implements DesktopProvider {
       const { width, height } = await this.screen();
       const { platform, display, helpers } = this.settings;
       this.log.info({ display, width, height, platform }, 'bare-metal desktop connected');
-      let released = false;
+      const end = new FailureSignal();
       return {
         display,
         width,
@@ -147,13 +148,12 @@ export class BareMetalDesktopProvider implements DesktopProvider {
         apps: async (input: InputClient) => bareMetalApps(input, platform, this.log),
         where: () => ({ provider: 'bare-metal', platform, display }),
         // The console does not fail as a whole: a helper that dies is reconnected by its client.
-        onFailure: () => undefined,
+        onFailure: (listener) => end.onFailure(listener),
         // Reset, never teardown: the apps' reset ran first (Desktop.stop); the console stays.
-        stop: async () => {
-          if (released) return;
-          released = true;
-          this.inUse = false;
-        },
+        stop: () =>
+          end.stop(async () => {
+            this.inUse = false;
+          }),
       };
     } catch (error) {
       this.inUse = false;

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { containerApps } from '../launch/desktop-apps.ts';
+import { FailureSignal } from './failure-signal.ts';
 import type { DesktopProvider, DisplayHandle } from './provider.ts';
 
 /** The desktop image's user (docs/containers.md). */
@@ -137,25 +138,16 @@ export class ContainerDesktopProvider implements DesktopProvider {
   }
 
   private async handleOf(container: Docker.Container, name: string, runDir: string, remove: () => Promise<void>): Promise<DisplayHandle> {
-    const failureListeners: ((reason: string) => void)[] = [];
-    let stopping = false;
-    let failed: string | null = null;
-    const fail = (reason: string) => {
-      if (stopping || failed) return;
-      failed = reason;
-      this.log.error({ container: name, reason }, 'desktop failed');
-      for (const listener of failureListeners) listener(reason);
-    };
+    const end = new FailureSignal((reason) => this.log.error({ container: name, reason }, 'desktop failed'));
     // The entry point exits when Xvfb or openbox stops; the engine says why (OOM, a signal).
     void container.wait().then(
-      async () => fail(await this.exitReason(container, runDir)),
-      () => fail('the desktop container could not be watched'),
+      async () => end.fail(await this.exitReason(container, runDir)),
+      () => end.fail('the desktop container could not be watched'),
     );
 
-    const ready = await this.waitReady(runDir, () => failed);
+    const ready = await this.waitReady(runDir, () => end.failed);
     const { State } = await container.inspect();
     this.log.info({ container: name, display: ready.display, width: ready.width, height: ready.height, pid: State.Pid }, 'desktop container started');
-    let stopped: Promise<void> | null = null;
     return {
       display: ready.display,
       width: ready.width,
@@ -172,15 +164,8 @@ export class ContainerDesktopProvider implements DesktopProvider {
         this.log.info({ container: name }, 'desktop given egress');
       },
       where: () => ({ provider: 'container', container: name, hostPid: State.Pid, runDir, xauthority: join(runDir, 'xauthority') }),
-      onFailure: (listener) => {
-        failureListeners.push(listener);
-        if (failed) listener(failed);
-      },
-      stop: () => {
-        stopping = true;
-        stopped ??= remove();
-        return stopped;
-      },
+      onFailure: (listener) => end.onFailure(listener),
+      stop: () => end.stop(remove),
     };
   }
 

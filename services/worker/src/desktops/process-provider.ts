@@ -15,6 +15,7 @@ import { basename, join } from 'node:path';
 import type { Logger } from 'pino';
 import { loadConfig, type WorkerConfig } from '../config.ts';
 import { execFileAsync, poll, terminate } from './child-process.ts';
+import { FailureSignal } from './failure-signal.ts';
 import { stagedDesktopFiles, type DesktopFiles } from './desktop-files.ts';
 import { createDesktopHome, desktopEnv, type DesktopHome } from './desktop-home.ts';
 import { DesktopSlots, loadDesktopUsers, processesOf, processStart, SLOT_DIR, thisWorker, type DesktopUser } from './desktop-users.ts';
@@ -175,17 +176,9 @@ export class ProcessDesktopProvider implements DesktopProvider {
     });
     if (monitors > 1) await defineMonitors(display, env, monitorWidth, height, monitors);
 
-    const failureListeners: ((reason: string) => void)[] = [];
-    let stopping = false;
-    let failed: string | null = null;
-    const fail = (reason: string) => {
-      if (stopping || failed) return;
-      failed = reason;
-      this.log.error({ display, reason }, 'desktop failed');
-      for (const listener of failureListeners) listener(reason);
-    };
+    const end = new FailureSignal((reason) => this.log.error({ display, reason }, 'desktop failed'));
     const exitReason = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `killed by ${signal}` : `exit ${code}`);
-    xvfb.process.once('exit', (code, signal) => fail(`Xvfb stopped (${exitReason(code, signal)})`));
+    xvfb.process.once('exit', (code, signal) => end.fail(`Xvfb stopped (${exitReason(code, signal)})`));
 
     const [xsetroot, ...xsetrootArgs] = runAs(['xsetroot', '-solid', BACKGROUND]);
     const background = execFileAsync(xsetroot!, xsetrootArgs, { env });
@@ -196,16 +189,16 @@ export class ProcessDesktopProvider implements DesktopProvider {
         ? spawnAs([this.windowManager, '--config-file', join(dir, 'openbox/rc.xml')], { ...env, XDG_CONFIG_HOME: dir, XDG_CONFIG_DIRS: dir })
         : spawnAs([this.windowManager], env);
     wm.once('error', (error) => this.log.error({ err: error, display }, 'window manager failed to start'));
-    wm.once('exit', (code, signal) => fail(`the window manager stopped (${exitReason(code, signal)})`));
+    wm.once('exit', (code, signal) => end.fail(`the window manager stopped (${exitReason(code, signal)})`));
     cleanups.push(() => terminate(wm));
     await background.catch((error: Error) => this.log.warn({ err: error, display }, 'could not set the desktop background'));
     // A window manager that owns the screen sets _NET_SUPPORTING_WM_CHECK on the root.
     await poll(async () => {
-      if (failed) return true;
+      if (end.failed) return true;
       const { stdout } = await execFileAsync('xprop', ['-root', '-display', display, '_NET_SUPPORTING_WM_CHECK'], { env });
       return stdout.includes('window id');
     }, START_TIMEOUT_MS, `openbox to manage ${display}`);
-    if (failed) throw new Error(`${display}: ${failed}`);
+    if (end.failed) throw new Error(`${display}: ${end.failed}`);
 
     const pids = { xvfb: xvfb.process.pid!, wm: wm.pid!, panel: 0 };
     let panel: ChildProcess | null = null;
@@ -214,9 +207,9 @@ export class ProcessDesktopProvider implements DesktopProvider {
       pids.panel = panel.pid ?? 0;
       panel.once('error', (error) => this.log.error({ err: error, display }, 'panel failed to start'));
       panel.once('exit', (code, signal) => {
-        if (stopping || failed) return;
+        if (end.ended) return;
         this.log.warn({ display, code, signal }, 'panel stopped; restarting it');
-        setTimeout(() => !stopping && !failed && startPanel(), PANEL_RESTART_MS);
+        setTimeout(() => !end.ended && startPanel(), PANEL_RESTART_MS);
       });
     };
     if (options.panel) {
@@ -227,7 +220,6 @@ export class ProcessDesktopProvider implements DesktopProvider {
 
     mark(display, [pids.xvfb, pids.wm, pids.panel].filter(Boolean));
     this.log.info({ display, width, height, monitors, user: user?.name ?? null, ...pids }, 'display started');
-    let stopped: Promise<void> | null = null;
     // The helpers: the worker's children, as the desktop user, with the desktop's environment.
     const helper = (command: string[], extra: Record<string, string> = {}, cwd?: string) => {
       const [file, ...args] = runAs(command);
@@ -247,15 +239,8 @@ export class ProcessDesktopProvider implements DesktopProvider {
         hostApps(new ProcessLauncher(env, { runAs, tasks: () => (uid === undefined ? 0 : processesOf(uid).tasks), maxTasks: options.maxProcesses })),
       // The cookie file is root-readable only besides the desktop user.
       where: () => ({ provider: 'process', desktopUser: user?.name ?? '', xauthority: home.xauthority }),
-      onFailure: (listener) => {
-        failureListeners.push(listener);
-        if (failed) listener(failed);
-      },
-      stop: () => {
-        stopping = true;
-        stopped ??= cleanUp();
-        return stopped;
-      },
+      onFailure: (listener) => end.onFailure(listener),
+      stop: () => end.stop(cleanUp),
     };
   }
 }
