@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile as execFileCallback } from 'node:child_process';
+import { get } from 'node:http';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { decodeImage } from '../support/image.ts';
@@ -34,8 +35,12 @@ const workerPods = async () => (await kubectl('-n', 'deskgate-workers', 'get', '
   .split('\n').filter(Boolean).map((line) => line.split(' ')).filter(([, phase, deleting]) => phase === 'Running' && !deleting).map(([name]) => name!);
 /** Desktops a worker pod holds for sessions, from its own metrics (health port, inside the pod). */
 async function held(pod: string): Promise<number> {
-  const metrics = await kubectl('-n', 'deskgate-workers', 'exec', pod, '--', 'node', '-e', "fetch('http://127.0.0.1:7421/metrics').then((r) => r.text()).then(console.log)");
-  return Number(/^deskgate_worker_desktops\{state="held"\} (\d+)/m.exec(metrics)?.[1] ?? NaN);
+  // A new pod's gauge has no `held` line until its first desktop is taken: read until it does.
+  return until(`${pod}'s held desktops`, async () => {
+    const metrics = await kubectl('-n', 'deskgate-workers', 'exec', pod, '--', 'node', '-e', "fetch('http://127.0.0.1:7421/metrics').then((r) => r.text()).then(console.log)");
+    const found = /^deskgate_worker_desktops\{[^}]*state="held"[^}]*\} (\d+)/m.exec(metrics)?.[1];
+    return found === undefined ? undefined : Number(found);
+  }, 15_000);
 }
 const desktopOf = async (operatorKey: string, session: string) => {
   const listed = (await (await fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } })).json()) as { sessions: { name: string; desktop?: { id: string } }[] };
@@ -80,8 +85,14 @@ test('the local overlay runs: Redis, the bootstrap (with the pinned keys), one g
   // The gateway answers its probes only for allowed hosts; through the Service it is one of them.
   const ready = await fetch(`${GATEWAY}/readyz`);
   assert.equal(ready.status, 200, await ready.text());
-  const foreign = await fetch(`${GATEWAY}/readyz`, { headers: { Host: 'evil.example' } });
-  assert.equal(foreign.status, 403, 'another Host is refused');
+  // (fetch cannot set Host: node:http can.)
+  const foreign = await new Promise<number>((resolve, reject) =>
+    get({ host: '10.96.74.20', port: 7420, path: '/readyz', headers: { Host: 'evil.example' } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on('error', reject),
+  );
+  assert.equal(foreign, 403, 'another Host is refused');
 });
 
 test('a session through the gateway Service: the official MCP client gets a screenshot of a worker pod desktop; the operator sees it', async () => {
