@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Redis } from 'ioredis';
-import { startPrivateRedis, type PrivateRedis } from '../../../scripts/lib/redis-server.ts';
 import { ActionClient } from './action-client.ts';
 import type { ActionRequest } from './action-protocol.ts';
 import { ActionServer } from './action-server.ts';
 import { keys } from './keys.ts';
 import { createRedis } from './redis-connection.ts';
+import { usePrivateRedis } from './test-support/private-redis.ts';
 
-let server: PrivateRedis;
-let redis: Redis;
-
-before(async () => {
-  server = await startPrivateRedis();
-  redis = new Redis(server.url);
-});
-after(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const db = usePrivateRedis();
 
 /** Counts the writes a connection makes to its socket: each write is one round trip's request. */
 function countWrites(connection: Redis): { count: () => number } {
@@ -33,7 +23,7 @@ function countWrites(connection: Redis): { count: () => number } {
 }
 
 async function worker(desktopId: string, handled: ActionRequest[]) {
-  const main = createRedis(server.url, 'worker');
+  const main = createRedis(db.server.url, 'worker');
   const reader = main.duplicate();
   await Promise.all([main.ping(), reader.ping()]);
   const actionServer = new ActionServer(main, reader, desktopId, async (request) => {
@@ -47,10 +37,10 @@ const textOf = (reply: { result: { content: { text?: string }[] } }) => reply.re
 
 test('a call goes through the channel: the request arrives as sent, with the epoch the enqueue took, and runs once', async () => {
   const d = 'srv-1';
-  await redis.set(keys.desktopAlive(d), '1');
+  await db.redis.set(keys.desktopAlive(d), '1');
   const handled: ActionRequest[] = [];
   const w = await worker(d, handled);
-  const client = new ActionClient(redis);
+  const client = new ActionClient(db.redis);
   try {
     const args = { text: '"},"epoch":99,"x":{"' };
     const reply = await client.send({ desktopId: d, tenant: 't', session: 's', tool: 'type', args, timeoutMs: 5000, controller: 'k1/a|b"c' });
@@ -75,14 +65,14 @@ test('a stale epoch is refused by the claim itself: no read of the lock of its o
   const w = await worker(d, handled);
   const replyTo = 'deskgate:test:replies:stale';
   const send = async (entry: string) => {
-    await redis.rpush(keys.desktopActions(d), entry);
-    const popped = await redis.blpop(replyTo, 5);
+    await db.redis.rpush(keys.desktopActions(d), entry);
+    const popped = await db.redis.blpop(replyTo, 5);
     assert.ok(popped, 'the worker answered');
     return JSON.parse(popped[1]) as { id: string; result: { isError?: boolean; content: { text: string }[] } };
   };
   const request = (id: string) => JSON.stringify({ id, replyTo, tenant: 't', session: 's', tool: 'left_click', args: {}, deadline: Date.now() + 5000, sentAt: Date.now() });
   try {
-    await redis.set(keys.desktopLock(d), '7|k_other');
+    await db.redis.set(keys.desktopLock(d), '7|k_other');
     await new Promise((resolve) => setTimeout(resolve, 50)); // the worker is waiting
     const mainWrites = countWrites(w.main);
     const readerWrites = countWrites(w.reader);
@@ -97,16 +87,16 @@ test('a stale epoch is refused by the claim itself: no read of the lock of its o
     // at most one write, when an idle wait had just ended.
     assert.ok(readerWrites.count() <= 1, `claimed with ${readerWrites.count()} write(s) after the push`);
 
-    await redis.del(keys.desktopLock(d));
+    await db.redis.del(keys.desktopLock(d));
     const lapsed = await send(`7|${request('lapsed')}`);
     assert.match(lapsed.result.content[0]!.text, /lease lapsed.*not run/);
-    await redis.set(keys.desktopLock(d), '7|k_other');
+    await db.redis.set(keys.desktopLock(d), '7|k_other');
     const current = await send(`7|${request('current')}`);
     assert.equal(current.result.content[0]!.text, 'ran current');
     const legacy = await send(JSON.stringify({ ...JSON.parse(request('legacy')), epoch: 7 }));
     assert.equal(legacy.result.content[0]!.text, 'ran legacy', 'an entry in the older format (epoch inside the JSON) is still served');
     assert.deepEqual(handled.map((r) => r.id), ['current', 'legacy'], 'each ran once, nothing stale ran');
-    assert.equal(await redis.llen(keys.desktopActions(d)), 0);
+    assert.equal(await db.redis.llen(keys.desktopActions(d)), 0);
   } finally {
     await w.actionServer.close();
     w.main.disconnect();
@@ -115,10 +105,10 @@ test('a stale epoch is refused by the claim itself: no read of the lock of its o
 
 test('actions queued faster than they run are each claimed once, in order, none twice', async () => {
   const d = 'srv-burst';
-  await redis.set(keys.desktopAlive(d), '1');
+  await db.redis.set(keys.desktopAlive(d), '1');
   const handled: ActionRequest[] = [];
   const w = await worker(d, handled);
-  const client = new ActionClient(redis);
+  const client = new ActionClient(db.redis);
   try {
     const replies = await Promise.all(
       Array.from({ length: 200 }, (_, i) => client.send({ desktopId: d, tenant: 't', session: 's', tool: 'key', args: { i }, timeoutMs: 10_000, controller: 'k1' })),

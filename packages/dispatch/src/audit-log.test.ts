@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Redis } from 'ioredis';
-import { startPrivateRedis, type PrivateRedis } from '../../../scripts/lib/redis-server.ts';
 import { AuditLog, type AuditEntry } from './audit-log.ts';
 import { keys } from './keys.ts';
+import { usePrivateRedis } from './test-support/private-redis.ts';
 
-let server: PrivateRedis;
-let redis: Redis;
 let run = 0;
 
-before(async () => {
-  server = await startPrivateRedis();
-  redis = new Redis(server.url);
-});
-after(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const db = usePrivateRedis();
 
 /** A fresh tenant per test, so tests never see each other's entries. */
 const entry = (tenant: string, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
@@ -25,7 +16,7 @@ const entry = (tenant: string, overrides: Partial<AuditEntry> = {}): AuditEntry 
 const freshTenant = () => `t${++run}`;
 
 test('entries come back newest first, with their ids and every field', async () => {
-  const log = new AuditLog(redis);
+  const log = new AuditLog(db.redis);
   const tenant = freshTenant();
   await log.record(entry(tenant, { tool: 'screenshot', args: {} }));
   const id = await log.record(entry(tenant, { tool: 'type', args: { text: '[redacted: 3 characters]' }, outcome: 'error', kind: 'bad_args', keyId: undefined }));
@@ -44,7 +35,7 @@ test('entries come back newest first, with their ids and every field', async () 
 });
 
 test('count and before page through the log', async () => {
-  const log = new AuditLog(redis);
+  const log = new AuditLog(db.redis);
   const tenant = freshTenant();
   for (let i = 0; i < 7; i++) await log.record(entry(tenant, { args: { i } }));
   const first = await log.read(tenant, 'main', { count: 3 });
@@ -58,7 +49,7 @@ test('count and before page through the log', async () => {
 });
 
 test('sessions and tenants are separate logs', async () => {
-  const log = new AuditLog(redis);
+  const log = new AuditLog(db.redis);
   const [a, b] = [freshTenant(), freshTenant()];
   await log.record(entry(a));
   await log.record(entry(a, { session: 'other' }));
@@ -68,23 +59,23 @@ test('sessions and tenants are separate logs', async () => {
 });
 
 test('the log keeps at most maxEntries, the newest', async () => {
-  const log = new AuditLog(redis, { maxEntries: 5 });
+  const log = new AuditLog(db.redis, { maxEntries: 5 });
   const tenant = freshTenant();
   for (let i = 0; i < 12; i++) await log.record(entry(tenant, { args: { i } }));
-  assert.equal(await redis.xlen(keys.audit(tenant, 'main')), 5);
+  assert.equal(await db.redis.xlen(keys.audit(tenant, 'main')), 5);
   assert.deepEqual((await log.read(tenant, 'main')).map((e) => (e.args as { i: number }).i), [11, 10, 9, 8, 7]);
 });
 
 test('every append pushes the expiry out to ttlSeconds', async () => {
-  const log = new AuditLog(redis, { ttlSeconds: 1000 });
+  const log = new AuditLog(db.redis, { ttlSeconds: 1000 });
   const tenant = freshTenant();
   await log.record(entry(tenant));
-  await redis.expire(keys.audit(tenant, 'main'), 10);
+  await db.redis.expire(keys.audit(tenant, 'main'), 10);
   await log.record(entry(tenant));
-  const ttl = await redis.ttl(keys.audit(tenant, 'main'));
+  const ttl = await db.redis.ttl(keys.audit(tenant, 'main'));
   assert.ok(ttl > 990 && ttl <= 1000, `ttl ${ttl}`);
 
-  const short = new AuditLog(redis, { ttlSeconds: 1 });
+  const short = new AuditLog(db.redis, { ttlSeconds: 1 });
   const gone = freshTenant();
   await short.record(entry(gone));
   await new Promise((resolve) => setTimeout(resolve, 1100));

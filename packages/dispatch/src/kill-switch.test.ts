@@ -1,25 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { startPrivateRedis, type PrivateRedis } from '../../../scripts/lib/redis-server.ts';
 import { freePort } from '../../../scripts/lib/free-port.ts';
 import { KillSwitch } from './kill-switch.ts';
+import { usePrivateRedis } from './test-support/private-redis.ts';
 
-let server: PrivateRedis;
-let redis: Redis;
-
-before(async () => {
-  server = await startPrivateRedis();
-  redis = new Redis(server.url);
-});
-after(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const db = usePrivateRedis();
 
 test('a tenant switch and the global switch each turn a tenant off; off again lifts it', async () => {
-  const killSwitch = new KillSwitch(redis, { cacheMs: 0 });
+  const killSwitch = new KillSwitch(db.redis, { cacheMs: 0 });
   assert.equal(await killSwitch.read('acme'), 'off');
   assert.equal(await killSwitch.refusal('acme'), undefined);
   await killSwitch.set('acme', true);
@@ -35,9 +25,9 @@ test('a tenant switch and the global switch each turn a tenant off; off again li
 });
 
 test('a reading is remembered for cacheMs; another process\'s flip is seen after that', async () => {
-  const killSwitch = new KillSwitch(redis, { cacheMs: 100 });
+  const killSwitch = new KillSwitch(db.redis, { cacheMs: 100 });
   assert.equal(await killSwitch.read('cached'), 'off');
-  await new KillSwitch(redis).set('cached', true);
+  await new KillSwitch(db.redis).set('cached', true);
   assert.equal(await killSwitch.read('cached'), 'off');
   await sleep(120);
   assert.equal(await killSwitch.read('cached'), 'on');

@@ -1,30 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { startPrivateRedis, type PrivateRedis } from '../../../scripts/lib/redis-server.ts';
 import { keys } from './keys.ts';
 import { QuotaExceededError, TenantQuotas } from './quota.ts';
+import { usePrivateRedis } from './test-support/private-redis.ts';
 
-let server: PrivateRedis;
-let redis: Redis;
 let run = 0;
 const freshTenant = () => `q${++run}`;
 
-before(async () => {
-  server = await startPrivateRedis();
-  redis = new Redis(server.url);
-});
-after(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const db = usePrivateRedis();
 
 /** A session as the worker records it once its desktop is allocated. */
-const inUse = (tenant: string, name: string) => redis.sadd(keys.sessionsOfTenant(tenant), name);
+const inUse = (tenant: string, name: string) => db.redis.sadd(keys.sessionsOfTenant(tenant), name);
 
 test('calls within the per-second limit pass; the next is refused with when to retry; a new window lets calls in again', async () => {
-  const quotas = new TenantQuotas(redis, { callsPerSecond: 5 });
+  const quotas = new TenantQuotas(db.redis, { callsPerSecond: 5 });
   const tenant = freshTenant();
   for (let i = 0; i < 5; i++) await quotas.countCall(tenant);
   const refused = await quotas.countCall(tenant).then(() => undefined, (error: unknown) => error);
@@ -32,21 +23,21 @@ test('calls within the per-second limit pass; the next is refused with when to r
   assert.equal(refused.kind, 'quota_exceeded');
   assert.match(refused.message, /limit of 5 tool calls per second.*retry in (0\.\d|1) s/);
   await quotas.countCall(freshTenant()); // another tenant has its own window
-  const ttl = await redis.pttl(keys.tenantCalls(tenant));
+  const ttl = await db.redis.pttl(keys.tenantCalls(tenant));
   assert.ok(ttl > 0 && ttl <= 1000, `the counter expires with its window (${ttl} ms)`);
   await sleep(ttl + 50);
   await quotas.countCall(tenant);
 });
 
 test('a limit of 0 calls per second is no limit, and touches no key', async () => {
-  const quotas = new TenantQuotas(redis, { callsPerSecond: 0 });
+  const quotas = new TenantQuotas(db.redis, { callsPerSecond: 0 });
   const tenant = freshTenant();
   for (let i = 0; i < 50; i++) await quotas.countCall(tenant);
-  assert.equal(await redis.exists(keys.tenantCalls(tenant)), 0);
+  assert.equal(await db.redis.exists(keys.tenantCalls(tenant)), 0);
 });
 
 test('a tenant at its session quota is refused a new session, not one it already has; another tenant is not affected', async () => {
-  const quotas = new TenantQuotas(redis, { maxSessions: 2 });
+  const quotas = new TenantQuotas(db.redis, { maxSessions: 2 });
   const tenant = freshTenant();
   await inUse(tenant, 'a');
   const release = await quotas.reserveSession({ tenant, name: 'b' });
@@ -62,11 +53,11 @@ test('a tenant at its session quota is refused a new session, not one it already
   await inUse(tenant, 'c');
   await c();
   await assert.rejects(quotas.reserveSession({ tenant, name: 'd' }), QuotaExceededError);
-  assert.equal(await redis.exists(keys.tenantSessionReservations(tenant)), 0, 'no reservation is left behind');
+  assert.equal(await db.redis.exists(keys.tenantSessionReservations(tenant)), 0, 'no reservation is left behind');
 });
 
 test('a reservation that is never released lapses', async () => {
-  const quotas = new TenantQuotas(redis, { maxSessions: 1, reservationMs: 100 });
+  const quotas = new TenantQuotas(db.redis, { maxSessions: 1, reservationMs: 100 });
   const tenant = freshTenant();
   await quotas.reserveSession({ tenant, name: 'stuck' });
   await assert.rejects(quotas.reserveSession({ tenant, name: 'next' }), QuotaExceededError);
@@ -75,7 +66,7 @@ test('a reservation that is never released lapses', async () => {
 });
 
 test('concurrent first calls of new sessions never overshoot the quota', async () => {
-  const quotas = new TenantQuotas(redis, { maxSessions: 3 });
+  const quotas = new TenantQuotas(db.redis, { maxSessions: 3 });
   const tenant = freshTenant();
   const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => quotas.reserveSession({ tenant, name: `s${i}` })));
   assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 3);

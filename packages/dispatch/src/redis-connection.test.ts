@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, QueueEvents, Worker } from 'bullmq';
-import { startPrivateRedis, type PrivateRedis } from '../../../scripts/lib/redis-server.ts';
+import { startPrivateRedis } from '../../../scripts/lib/redis-server.ts';
 import { createRedis, isRedisUnavailable, RedisUnavailableError, type DeskgateRedis } from './redis-connection.ts';
+import { usePrivateRedis } from './test-support/private-redis.ts';
 
-let server: PrivateRedis;
-let redis: DeskgateRedis;
-
-before(async () => {
-  server = await startPrivateRedis();
-  redis = createRedis(server.url, 'gateway');
+const db = usePrivateRedis((url) => {
+  const redis = createRedis(url, 'gateway');
   redis.on('error', () => undefined);
-});
-after(async () => {
-  redis?.disconnect();
-  await server?.stop();
+  return redis;
 });
 
 const until = async (what: string, check: () => Promise<boolean>, ms = 5000) => {
@@ -28,12 +22,12 @@ const until = async (what: string, check: () => Promise<boolean>, ms = 5000) => 
 };
 
 test('a blocking command outlives the command timeout; a plain one answers', async () => {
-  const reader = redis.duplicate();
+  const reader = db.redis.duplicate();
   try {
     const started = performance.now();
     assert.equal(await reader.blpop('rc:nothing', 2), null);
     assert.ok(performance.now() - started >= 1900, 'BLPOP ran its own 2 s, past the 1 s command timeout');
-    assert.equal(await redis.ping(), 'PONG');
+    assert.equal(await db.redis.ping(), 'PONG');
   } finally {
     reader.disconnect();
   }
@@ -60,7 +54,7 @@ test('a command that gets no answer fails with RedisUnavailableError within its 
 });
 
 test('an answer that came in time is not lost to a stalled event loop (a busy CPU)', async () => {
-  const busy = createRedis(server.url, 'worker', { commandTimeoutMs: 200 });
+  const busy = createRedis(db.server.url, 'worker', { commandTimeoutMs: 200 });
   busy.on('error', () => undefined);
   try {
     await busy.ping();
@@ -76,25 +70,25 @@ test('an answer that came in time is not lost to a stalled event loop (a busy CP
 });
 
 test('with Redis stopped, commands fail at once; after it is back, the same connections work and the data is kept (AOF)', async () => {
-  const reader = redis.duplicate();
+  const reader = db.redis.duplicate();
   reader.on('error', () => undefined);
-  await redis.set('rc:kept', 'yes');
+  await db.redis.set('rc:kept', 'yes');
   await reader.ping();
-  await server.stopServer();
+  await db.server.stopServer();
   try {
-    await until('the client noticing', async () => redis.status !== 'ready');
+    await until('the client noticing', async () => db.redis.status !== 'ready');
     const started = performance.now();
-    const error = await redis.get('rc:kept').then(() => undefined, (e: unknown) => e);
+    const error = await db.redis.get('rc:kept').then(() => undefined, (e: unknown) => e);
     assert.ok(isRedisUnavailable(error), `an unavailable error, got ${String(error)}`);
     assert.ok(performance.now() - started < 100, 'fails at once, not after a queue');
     const blocking = await reader.blpop('rc:list', 1).then(() => 'answered', (e: unknown) => (isRedisUnavailable(e) ? 'unavailable' : String(e)));
     assert.equal(blocking, 'unavailable');
   } finally {
-    await server.startAgain();
+    await db.server.startAgain();
   }
-  await until('the reconnect', async () => (await redis.get('rc:kept')) === 'yes', 3000);
+  await until('the reconnect', async () => (await db.redis.get('rc:kept')) === 'yes', 3000);
   await until('the blocking reader reconnecting', async () => (await reader.ping()) === 'PONG', 3000);
-  await redis.rpush('rc:list', 'after');
+  await db.redis.rpush('rc:list', 'after');
   assert.deepEqual(await reader.blpop('rc:list', 1), ['rc:list', 'after']);
   reader.disconnect();
 });
@@ -124,7 +118,7 @@ test('a command that failed while Redis was down is never sent after the reconne
 test('BullMQ works on these connections and keeps working across a Redis restart', async () => {
   const prefix = `rc${Date.now()}`;
   // BullMQ leaves connections it was given open: they are closed here.
-  const connections = [redis.duplicate(), redis.duplicate({ maxRetriesPerRequest: null }), redis.duplicate({ maxRetriesPerRequest: null })];
+  const connections = [db.redis.duplicate(), db.redis.duplicate({ maxRetriesPerRequest: null }), db.redis.duplicate({ maxRetriesPerRequest: null })];
   const queue = new Queue('rc', { connection: connections[0]!, prefix });
   const events = new QueueEvents('rc', { connection: connections[1]!, prefix });
   const worker = new Worker('rc', async (job) => ({ doubled: (job.data as { n: number }).n * 2 }), { connection: connections[2]!, prefix, drainDelay: 1 });
@@ -137,7 +131,7 @@ test('BullMQ works on these connections and keeps working across a Redis restart
     assert.deepEqual(await first.waitUntilFinished(events, 5000), { doubled: 4 });
     // Several seconds of idle blocking fetches: none is cut by the 1 s command timeout.
     await sleep(2500);
-    await server.restart();
+    await db.server.restart();
     await until('the queue reconnecting', async () => (await queue.add('double', { n: 5 }), true), 5000);
     await until('the job running', async () => (await queue.getCompletedCount()) >= 2, 8000);
   } finally {

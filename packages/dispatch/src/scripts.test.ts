@@ -1,22 +1,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { Redis } from 'ioredis';
-import { startPrivateRedis, type PrivateRedis } from '../../../scripts/lib/redis-server.ts';
 import { keys } from './keys.ts';
 import { SCRIPT_FILES, scriptDefinitions, scriptsOf, type ScriptName } from './scripts.ts';
+import { usePrivateRedis } from './test-support/private-redis.ts';
 
-let server: PrivateRedis;
-let redis: Redis;
-
-before(async () => {
-  server = await startPrivateRedis();
-  redis = new Redis(server.url);
-});
-after(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const db = usePrivateRedis();
 
 const commandCalls = async (connection: Redis): Promise<Record<string, number>> =>
   Object.fromEntries(
@@ -47,7 +37,7 @@ test('the lock include is inlined, once, into every script that reads the lock, 
 });
 
 test('every script runs by SHA, and still runs after Redis lost its scripts (SCRIPT FLUSH): ioredis sends the source again', async () => {
-  const connection = new Redis(server.url);
+  const connection = new Redis(db.server.url);
   try {
     const scripts = scriptsOf(connection);
     const d = 'scripts-sha';
@@ -91,15 +81,15 @@ test('every script runs by SHA, and still runs after Redis lost its scripts (SCR
 });
 
 test('the enqueue keeps the epoch out of the request: the request is stored as sent, a controller or argument holding quotes, pipes or JSON changes nothing', async () => {
-  const scripts = scriptsOf(redis);
+  const scripts = scriptsOf(db.redis);
   const d = 'scripts-splice';
-  await redis.set(keys.desktopAlive(d), '1');
+  await db.redis.set(keys.desktopAlive(d), '1');
   const controller = 'k1/x"}|{"epoch":999,"tool":"key"';
   const request = JSON.stringify({ id: 'r1', tool: 'type', args: { text: '","epoch":7}|{"epoch":8} \\" \u2028 ünï' }, epoch: 'not mine' });
   const queued = await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, controller, 5000, 60_000);
   assert.deepEqual(queued, [1, 1]);
-  assert.deepEqual(await redis.lrange(keys.desktopActions(d), 0, -1), [`1|${request}`], 'the entry is "<epoch>|" then the request, byte for byte');
-  assert.equal(await redis.get(keys.desktopLock(d)), `1|${controller}`);
+  assert.deepEqual(await db.redis.lrange(keys.desktopActions(d), 0, -1), [`1|${request}`], 'the entry is "<epoch>|" then the request, byte for byte');
+  assert.equal(await db.redis.get(keys.desktopLock(d)), `1|${controller}`);
   // The same controller (pipes and all) is recognised as the holder: the lock is parsed at its first "|".
   assert.deepEqual(await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, controller, 5000, 60_000), [1, 1]);
   const [, holder] = (await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, 'k1/x"}', 5000, 60_000)) as [number, string];
@@ -112,18 +102,18 @@ test('the enqueue keeps the epoch out of the request: the request is stored as s
 });
 
 test('the claim pops and fences in one step: a stale entry, a lapsed lease, the older format and an unreadable entry', async () => {
-  const scripts = scriptsOf(redis);
+  const scripts = scriptsOf(db.redis);
   const d = 'scripts-claim';
   const list = keys.desktopActions(d);
   const lock = keys.desktopLock(d);
   assert.deepEqual(await scripts.claimAction(list, lock), [0]);
-  await redis.set(lock, '5|k1');
-  await redis.rpush(list, '4|{"id":"old"}', '5|{"id":"now"}', JSON.stringify({ id: 'legacy', epoch: 5 }), JSON.stringify({ id: 'legacy-old', epoch: 3 }), 'garbage');
+  await db.redis.set(lock, '5|k1');
+  await db.redis.rpush(list, '4|{"id":"old"}', '5|{"id":"now"}', JSON.stringify({ id: 'legacy', epoch: 5 }), JSON.stringify({ id: 'legacy-old', epoch: 3 }), 'garbage');
   assert.deepEqual(await scripts.claimAction(list, lock), [-1, '{"id":"old"}', 4, 5]);
   assert.deepEqual(await scripts.claimAction(list, lock), [1, '{"id":"now"}', 5]);
   assert.deepEqual(await scripts.claimAction(list, lock), [1, '{"id":"legacy","epoch":5}', 5]);
-  await redis.del(lock);
+  await db.redis.del(lock);
   assert.deepEqual(await scripts.claimAction(list, lock), [-1, '{"id":"legacy-old","epoch":3}', 3, 0], 'nobody holds the lock: refused');
   assert.deepEqual(await scripts.claimAction(list, lock), [-2, 'garbage']);
-  assert.equal(await redis.llen(list), 0, 'every entry was popped exactly once');
+  assert.equal(await db.redis.llen(list), 0, 'every entry was popped exactly once');
 });
