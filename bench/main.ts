@@ -24,12 +24,13 @@ import { comparisonRows, CUA_PACKAGE, CUA_VERSION, sideBySideOnOwnStack, type Co
 import { fromSummary, ms, ratio, renderTable, verdict, writeReport, type Report, type Row } from './report.ts';
 import { clickLoad, openSessions, pacedLoad, timeToReady, type ScaleLevel } from './scale.ts';
 import { progress, round, summarize, type Summary } from './stats.ts';
+import { consoleLiveBench } from './console-live.ts';
 import { FLEET_SECTION, fleetBench, fleetRows, type FleetFigures, type FleetShape } from './fleet.ts';
 import { CONTAINER_SECTION, containerBench, containerPrerequisite, containerRows, type ContainerFigures } from './containers.ts';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 // BENCH_ONLY=containers runs the container provider's step alone (bench/containers.ts);
-// BENCH_ONLY=fleet the fleet's (bench/fleet.ts).
+// BENCH_ONLY=fleet the fleet's (bench/fleet.ts); BENCH_ONLY=console the console's live view (bench/console-live.ts).
 const ONLY = process.env.BENCH_ONLY;
 // Other work on the machine skews every figure: the 1-minute load average at start is recorded.
 const LOAD_AT_START = loadavg()[0]!.toFixed(2);
@@ -147,6 +148,8 @@ interface Results {
   containersSkipped?: string;
   /** 32 sessions through 2 gateways × 2 workers and through 1 × 1 (bench/fleet.ts). */
   fleet?: FleetFigures[];
+  /** The web console's live view in Chromium (bench/console-live.ts). */
+  live?: Awaited<ReturnType<typeof consoleLiveBench>>;
   errors: string[];
 }
 
@@ -495,9 +498,37 @@ function buildReport(): Report {
     rows.push({ section: scale, name: `${name} RSS`, value: `${(m.rssKiB / 1024).toFixed(0)} MiB` });
   }
   rows.push(...fleetRows(results.fleet, PACED_RATE));
+  if (results.live) {
+    const live = results.live;
+    const section = 'Console live view (Chromium, 1280×800)';
+    rows.push({
+      section,
+      name: 'moving window: frames shown per second',
+      value: `${live.movingWindow.fps} fps`,
+      compare: `capture → shown p50 ${live.movingWindow.captureToShownMs.p50} ms, p95 ${live.movingWindow.captureToShownMs.p95} ms; over ${live.movingWindow.seconds} s`,
+      target: '≥ 20 fps',
+      status: verdict(live.movingWindow.fps >= 20),
+    });
+    rows.push({
+      section,
+      name: 'screen change → frame shown in the page',
+      value: `p50 ${live.screenChangeToShownMs.p50} ms`,
+      compare: `p95 ${live.screenChangeToShownMs.p95} ms, max ${live.screenChangeToShownMs.max} ms; ${live.screenChangeToShownMs.seen} of ${live.screenChangeToShownMs.flips} flips seen`,
+      target: '< 100 ms',
+      status: verdict((live.screenChangeToShownMs.p50 ?? Infinity) < 100),
+    });
+    rows.push({
+      section,
+      name: 'CPU of the live path (gateway, worker, capture helpers)',
+      value: `${live.movingWindow.cpuCores.liveServices} cores`,
+      compare: `Xvfb drawing the moving window: ${live.movingWindow.cpuCores.xvfb} cores`,
+      target: '≤ 1 core',
+      status: verdict(live.movingWindow.cpuCores.liveServices <= 1),
+    });
+  }
   rows.push(...containerRows(results.containers, results.containersSkipped, SMALL));
   for (const error of results.errors) rows.push({ section: 'Errors', name: error.slice(0, 120) });
-  const only = ONLY === 'containers' ? CONTAINER_SECTION : ONLY === 'fleet' ? FLEET_SECTION : undefined;
+  const only = ONLY === 'containers' ? CONTAINER_SECTION : ONLY === 'fleet' ? FLEET_SECTION : ONLY === 'console' ? 'Console live view' : undefined;
   const shown = only ? rows.filter((row) => row.section.startsWith(only) || row.section === 'Errors') : rows;
 
   return {
@@ -530,7 +561,7 @@ function buildReport(): Report {
 }
 
 const started = performance.now();
-if (ONLY && ONLY !== 'containers' && ONLY !== 'fleet') throw new Error(`BENCH_ONLY=${ONLY}: the steps that run alone are "containers" and "fleet"`);
+if (ONLY && !['containers', 'fleet', 'console'].includes(ONLY)) throw new Error(`BENCH_ONLY=${ONLY}: the steps that run alone are "containers", "fleet" and "console"`);
 // First, on a stack of its own, so its rows come out whatever happens to the other steps.
 if (!ONLY) await step('side by side with cua-computer-server', async () => {
   try {
@@ -554,6 +585,7 @@ try {
     await runWarmStack();
   }
   if (!ONLY || ONLY === 'fleet') await step('fleet', runFleetStep);
+  if (!ONLY || ONLY === 'console') await step('console live view', async () => void (results.live = await consoleLiveBench()));
   if (!ONLY || ONLY === 'containers') await step('containers', runContainerStep);
 } catch (error) {
   results.errors.push(`harness: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
