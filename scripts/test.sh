@@ -2,7 +2,8 @@
 # `npm test`: installs what is missing, then runs every suite — the TypeScript type check,
 # unit tests, the Rust helper's tests, the Python input layer's tests, the end-to-end suites
 # on the real stack with process desktops, then with container desktops and through
-# `docker compose`, and the macOS helper's Swift tests (in a Debian 13 root: Debian 12 has no
+# `docker compose`, the Kubernetes manifests (offline and against a real API server), and the
+# macOS helper's Swift tests (in a Debian 13 root: Debian 12 has no
 # Swift) — and prints one closing line with the totals.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,10 @@ swift_counts() { local line; line=$(grep -E 'Executed [0-9]+ tests?, with [0-9]+
 # for them.
 nice -n 10 bash scripts/install-containers.sh >"$logdir/containers-setup.log" 2>&1 &
 containers_setup=$!
+# What the Kubernetes manifests' checks need: kubeconform and its schemas, etcd and kube-apiserver
+# for a server-side dry run, built from the Go module proxy once (minutes cold; cached in .deskgate/k8s).
+nice -n 10 bash scripts/k8s/build-tools.sh validate >"$logdir/k8s-tools.log" 2>&1 &
+k8s_tools=$!
 # The Swift toolchain for the macOS helper's tests: a Debian 13 root made once (a few minutes cold).
 nice -n 10 bash scripts/macos/swift-on-linux.sh install >"$logdir/swift-setup.log" 2>&1 &
 swift_setup=$!
@@ -48,6 +53,11 @@ run input-runtime pytest_counts /usr/bin/python3 -m pytest -q runtime/tests
 # Suites that need the engine run after the setup; the rest run on process desktops first.
 container_only='container-desktops|desktop-image|compose'
 run e2e node_counts node --import tsx --test --test-reporter=tap --test-concurrency=1 $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
+
+say "waiting for the Kubernetes tools (kubeconform, etcd, kube-apiserver)"
+wait "$k8s_tools" || { cat "$logdir/k8s-tools.log"; say "the Kubernetes tools could not be built: validate.sh will say what is missing"; }
+# Both overlays: kubeconform -strict offline, then a server-side dry run on a real API server (Pod Security included).
+run k8s-manifests node_counts bash scripts/k8s/validate.sh
 
 say "waiting for the container setup (Docker engine, images, Compose v2)"
 if wait "$containers_setup"; then
