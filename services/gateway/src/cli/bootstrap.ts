@@ -46,11 +46,15 @@ try {
     };
     const apiKey = await mint(env.DESKGATE_API_KEY, 'agent', 'k_compose', 'compose agent');
     const operatorKey = await mint(env.DESKGATE_OPERATOR_KEY, 'operator', 'k_compose_operator', 'compose operator');
+    // A key it was given (a deployment's secret) is never printed: logs outlive the secret store.
+    const shown = (key: string, pinned: string | undefined, name: string) => (pinned ? `(the ${name} you set; not printed)` : key);
+    const apiKeyText = shown(apiKey, env.DESKGATE_API_KEY, 'DESKGATE_API_KEY');
+    const operatorKeyText = shown(operatorKey, env.DESKGATE_OPERATOR_KEY, 'DESKGATE_OPERATOR_KEY');
     console.log(`
 deskgate is ready: the gateway starts now and answers within a few seconds.
 MCP endpoint: ${mcpUrl}
-API key: ${apiKey}
-Operator key: ${operatorKey}
+API key: ${apiKeyText}
+Operator key: ${operatorKeyText}
 
 These keys are shown this once: Redis keeps only their hashes (tenant ${tenant}).
 
@@ -59,12 +63,12 @@ Each URL path names a session: ${mcpUrl}/<name> gets a desktop of its own, a con
 ${policyText}
 
 Add it to Claude Code:
-  claude mcp add --transport http deskgate ${mcpUrl} --header "Authorization: Bearer ${apiKey}"
+  claude mcp add --transport http deskgate ${mcpUrl} --header "Authorization: Bearer ${env.DESKGATE_API_KEY ? '<API key>' : apiKey}"
 Any other MCP client: Streamable HTTP at the endpoint above, header "Authorization: Bearer <API key>".
 
 The API key is an agent's: MCP only. The operator key is for the control API (kill switch,
 approvals, sessions, audit, metrics) and cannot drive a desktop. For example:
-  curl -H "Authorization: Bearer ${operatorKey}" ${publicUrl}/v1/sessions
+  curl -H "Authorization: Bearer ${env.DESKGATE_OPERATOR_KEY ? '<operator key>' : operatorKey}" ${publicUrl}/v1/sessions
 Roles: docs/roles.md. Stop: docker compose down (docs/compose.md).`);
   } else {
     const listed = existing.map((info) => `  ${info.keyId}  ${info.role.padEnd(8)}  ${info.label || '(no label)'}  created ${info.createdAt}`).join('\n');
