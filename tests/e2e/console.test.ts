@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import type { Browser } from 'playwright-core';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
-import { cookieHeader, keepScreenshot, launchChromium, logLivePixel, monotonicToWall, openConsole, originOf, shownPixels, signIn, type ShownPixel } from '../support/console.ts';
+import { cookieHeader, keepScreenshot, launchChromium, logLivePixel, monotonicToWall, openConsole, originOf, shownPixels, signIn, signInError, type ShownPixel } from '../support/console.ts';
 import { desktopOf } from '../support/desktops.ts';
 import { connect, errorKind, textOf, type McpConnection } from '../support/mcp-clients.ts';
 import { Probe } from '../support/probe.ts';
@@ -57,9 +57,9 @@ describe('sign-in', () => {
   test('a wrong key fails and an agent key is refused, both with a message and no cookie', async () => {
     const { context, page } = await openConsole(browser, origin);
     await signIn(page, 'dg_not-a-real-key');
-    assert.match(await page.textContent('.error') ?? '', /not valid/);
+    assert.match(await signInError(page, /not valid/), /not valid/);
     await signIn(page, stack.apiKey);
-    assert.match(await page.textContent('.error') ?? '', /agent key/);
+    assert.match(await signInError(page, /agent key/), /agent key/);
     assert.deepEqual(await context.cookies(), []);
     await keepScreenshot(page, 'sign-in');
     await context.close();

@@ -30,8 +30,17 @@ export async function openConsole(browser: Browser, origin: string): Promise<{ c
 /** Types the key into the sign-in form; resolves once the page answered (signed in or an error). */
 export async function signIn(page: Page, key: string): Promise<void> {
   await page.fill('input[name=key]', key);
+  // Waits for this sign-in's own answer: an error shown by an earlier attempt is already on the page.
+  const answered = page.waitForResponse((response) => response.url().endsWith('/console/api/sign-in'));
   await page.click('button[type=submit]');
+  await answered;
   await page.waitForSelector('nav, .error');
+}
+
+/** The sign-in error the page shows once it reads `expected` (an earlier attempt's error may still be shown until the page renders the new one). */
+export async function signInError(page: Page, expected: RegExp): Promise<string> {
+  await page.waitForFunction((source) => new RegExp(source).test(document.querySelector('.error')?.textContent ?? ''), expected.source, { timeout: 5000 }).catch(() => undefined);
+  return (await page.textContent('.error')) ?? '';
 }
 
 /** The Cookie header a signed-in context sends to the console. */
