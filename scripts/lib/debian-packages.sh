@@ -10,10 +10,16 @@ ensure_debian_packages() {
   [ ${#missing[@]} -eq 0 ] && return 0
   say "installing $what: ${missing[*]} (with their dependencies; this can take a few minutes)"
   local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  # The test command installs from several background jobs at once (containers, Swift, the
+  # Kubernetes tools): one apt at a time, in turn, and a wait for any other apt on the machine
+  # rather than a failure on its lock.
+  exec {apt_lock}>"${DESKGATE_APT_LOCK:-/tmp/deskgate-apt.lock}"
+  flock "$apt_lock"
+  local wait_lock=(-o DPkg::Lock::Timeout=600)
   say "  apt-get update"
-  $sudo apt-get update -qq
+  $sudo apt-get "${wait_lock[@]}" update -qq
   say "  downloading and unpacking"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" 2>&1 |
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get "${wait_lock[@]}" install -y -q --no-install-recommends "${missing[@]}" 2>&1 |
     while IFS= read -r line; do
       case $line in
         "Setting up "*) say "  ${line%% (*}" ;;
@@ -21,5 +27,6 @@ ensure_debian_packages() {
       esac
     done
   local status=${PIPESTATUS[0]}
+  exec {apt_lock}>&-
   [ "$status" -eq 0 ] || { say "apt-get install failed ($status)"; return "$status"; }
 }

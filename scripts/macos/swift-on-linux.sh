@@ -16,10 +16,12 @@ mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/nu
 mirror=${mirror:-http://deb.debian.org/debian}
 
 [ "$(id -u)" = 0 ] || { echo "swift-on-linux.sh needs root (debootstrap, chroot)"; exit 2; }
+say() { printf '\033[1m[deskgate swift]\033[0m %s\n' "$*" >&2; }
+. "$here/scripts/lib/debian-packages.sh"
 
 install() {
   if [ -x "$root/usr/libexec/swift/bin/swift-build" ] && [ -e "$root/usr/lib/x86_64-linux-gnu/crti.o" ]; then echo "swift: $root is ready"; return; fi
-  command -v debootstrap >/dev/null || apt-get install -y debootstrap
+  ensure_debian_packages "debootstrap (for the Swift root)" debootstrap
   [ -e "$root/etc/debian_version" ] || debootstrap --variant=minbase trixie "$root" "$mirror"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   chroot "$root" apt-get update
