@@ -17,7 +17,7 @@ import { COORDINATE_MODES, ToolError, type CoordinateMode } from '@deskgate/comp
 import { keys, LIFECYCLE_QUEUE } from './keys.ts';
 import { isRedisUnavailable, unavailableToolError } from './redis-connection.ts';
 import type { SessionRef } from './names.ts';
-import { advertisedBy, lifecycleQueueFor, platformSchema, PlatformUnavailableError, type Platform } from './platform.ts';
+import { advertisedBy, lifecycleQueueFor, PLATFORMS, platformSchema, PlatformUnavailableError, type Platform } from './platform.ts';
 
 /**
  * coordinateMode: the new session's coordinate mode, fixed for its life (absent = pixels).
@@ -169,9 +169,10 @@ export class LifecycleClient {
     return readCapacity(this.redis);
   }
 
-  /** Sessions waiting for a desktop: allocations no worker has taken yet. */
-  waitingSessions(): Promise<number> {
-    return this.queue.getWaitingCount();
+  /** Sessions waiting for a desktop: allocations no worker has taken yet, on every platform's queue. */
+  async waitingSessions(): Promise<number> {
+    const counts = await Promise.all(PLATFORMS.map((platform) => this.queuesFor(platform).queue.getWaitingCount()));
+    return counts.reduce((sum, count) => sum + count, 0);
   }
 
   /**
