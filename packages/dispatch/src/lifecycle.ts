@@ -10,11 +10,12 @@
  * which says how many desktops there are and when one may be free: each worker publishes its
  * capacity (`publishCapacity`).
  */
-import { Queue, QueueEvents, type Job } from 'bullmq';
+import { Queue, type Job, type QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { COORDINATE_MODES, ToolError, type CoordinateMode } from '@deskgate/computer-use';
-import { keys, LIFECYCLE_QUEUE } from './keys.ts';
+import { keys } from './keys.ts';
+import { queueEventsFromNow } from './queue-events-from-now.ts';
 import { isRedisUnavailable, unavailableToolError } from './redis-connection.ts';
 import type { SessionRef } from './names.ts';
 import { advertisedBy, lifecycleQueueFor, PLATFORMS, platformSchema, PlatformUnavailableError, type Platform } from './platform.ts';
@@ -138,30 +139,25 @@ export interface AllocateBounds {
 const TIMED_OUT = Symbol('timed out');
 
 export class LifecycleClient {
-  private readonly queue: Queue;
-  private readonly events: QueueEvents;
+  /** Each platform's allocation queue, made on first use. */
+  private readonly queues = new Map<Platform, Queue>();
+  /** Each platform's allocation events, listening from when they were first asked for. */
+  private readonly listeners = new Map<Platform, Promise<{ events: QueueEvents; connection: Redis }>>();
   private readonly workerQueues = new Map<string, Queue>();
-  /** Allocation queues of platforms other than linux, made on first use. */
-  private readonly platformQueues = new Map<Platform, { queue: Queue; events: QueueEvents; connection: Redis }>();
   /**
    * BullMQ loads its Lua scripts onto the connection it is given, and ioredis copies every
    * loaded script into each MULTI it builds; a connection of its own keeps the caller's
    * connection (the per-call hot path) lean.
    */
   private readonly bull: Redis;
-  /** QueueEvents blocks on a stream read: BullMQ wants `maxRetriesPerRequest: null` there. */
-  private readonly eventsConnection: Redis;
 
   constructor(private readonly redis: Redis) {
-    const prefix = keys.bullPrefix();
     this.bull = redis.duplicate();
-    this.eventsConnection = redis.duplicate({ maxRetriesPerRequest: null });
-    this.queue = new Queue(LIFECYCLE_QUEUE, { connection: this.bull, prefix });
-    this.events = new QueueEvents(LIFECYCLE_QUEUE, { connection: this.eventsConnection, prefix });
   }
 
+  /** Listening for linux allocations (the default platform's), so the first one waits on nothing. */
   async ready(): Promise<void> {
-    await this.events.waitUntilReady();
+    await this.eventsFor('linux');
   }
 
   /** The live workers' room, added up. */
@@ -171,7 +167,7 @@ export class LifecycleClient {
 
   /** Sessions waiting for a desktop: allocations no worker has taken yet, on every platform's queue. */
   async waitingSessions(): Promise<number> {
-    const counts = await Promise.all(PLATFORMS.map((platform) => this.queuesFor(platform).queue.getWaitingCount()));
+    const counts = await Promise.all(PLATFORMS.map((platform) => this.queueFor(platform).getWaitingCount()));
     return counts.reduce((sum, count) => sum + count, 0);
   }
 
@@ -182,12 +178,19 @@ export class LifecycleClient {
   async allocate(ref: SessionRef, bounds: AllocateBounds, coordinateMode: CoordinateMode = 'pixels', platform?: Platform): Promise<string> {
     // A platform asked for by name: only its workers' queue, and at once an error when none offers it.
     if (platform) await this.requireOffered(platform);
-    const { queue, events } = this.queuesFor(platform ?? 'linux');
+    const queue = this.queueFor(platform ?? 'linux');
     if (bounds.waitMs === 0) {
       const capacity = await this.capacity();
       if (capacity.workers > 0 && capacity.free === 0) throw new DesktopsBusyError(capacity, 0);
     }
     const pickupMs = Math.max(bounds.waitMs, PICKUP_MS);
+    let events: QueueEvents;
+    try {
+      events = await this.eventsFor(platform ?? 'linux');
+    } catch (error) {
+      if (isRedisUnavailable(error)) throw unavailableToolError();
+      throw error;
+    }
     const job = await queue.add('allocate', { tenant: ref.tenant, session: ref.name, coordinateMode, waitUntil: Date.now() + pickupMs }, {
       attempts: 3,
       backoff: { type: 'fixed', delay: 250 },
@@ -226,19 +229,34 @@ export class LifecycleClient {
     if (!offered.includes(platform)) throw new PlatformUnavailableError(platform, offered);
   }
 
-  /** The allocation queue (and its events) of a platform's workers; linux's are the shared ones made at construction. */
-  private queuesFor(platform: Platform): { queue: Queue; events: QueueEvents } {
-    if (platform === 'linux') return { queue: this.queue, events: this.events };
-    let pair = this.platformQueues.get(platform);
-    if (!pair) {
-      const prefix = keys.bullPrefix();
-      const connection = this.eventsConnection.duplicate({ maxRetriesPerRequest: null });
-      const events = new QueueEvents(lifecycleQueueFor(platform), { connection, prefix });
-      events.on('error', () => undefined);
-      pair = { queue: new Queue(lifecycleQueueFor(platform), { connection: this.bull, prefix }), events, connection };
-      this.platformQueues.set(platform, pair);
+  private queueFor(platform: Platform): Queue {
+    let queue = this.queues.get(platform);
+    if (!queue) {
+      queue = new Queue(lifecycleQueueFor(platform), { connection: this.bull, prefix: keys.bullPrefix() });
+      this.queues.set(platform, queue);
     }
-    return pair;
+    return queue;
+  }
+
+  /** QueueEvents blocks on a stream read: a connection of its own, with BullMQ's `maxRetriesPerRequest: null`. */
+  private eventsFor(platform: Platform): Promise<QueueEvents> {
+    let listener = this.listeners.get(platform);
+    if (!listener) {
+      const connection = this.redis.duplicate({ maxRetriesPerRequest: null });
+      listener = queueEventsFromNow(lifecycleQueueFor(platform), connection, keys.bullPrefix()).then(
+        (events) => {
+          events.on('error', () => undefined); // reconnects by itself; a waiting call times out
+          return { events, connection };
+        },
+        (error: unknown) => {
+          this.listeners.delete(platform); // the next call tries again
+          connection.disconnect();
+          throw error;
+        },
+      );
+      this.listeners.set(platform, listener);
+    }
+    return listener.then(({ events }) => events);
   }
 
   /** Removes a job no worker has taken yet; false when one has (or it is between retries). */
@@ -263,9 +281,12 @@ export class LifecycleClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.queue.close(), this.events.close(), ...[...this.workerQueues.values()].map((q) => q.close()), ...[...this.platformQueues.values()].flatMap(({ queue, events }) => [queue.close(), events.close()])]);
-    for (const { connection } of this.platformQueues.values()) connection.disconnect();
+    const listeners = await Promise.allSettled(this.listeners.values());
+    await Promise.all([
+      ...[...this.queues.values(), ...this.workerQueues.values()].map((queue) => queue.close()),
+      ...listeners.flatMap((listener) => (listener.status === 'fulfilled' ? [listener.value.events.close()] : [])),
+    ]);
+    for (const listener of listeners) if (listener.status === 'fulfilled') listener.value.connection.disconnect();
     this.bull.disconnect();
-    this.eventsConnection.disconnect();
   }
 }
