@@ -28,8 +28,10 @@ export const keys = {
   audit: (tenant: string, name: string) => `${PREFIX}:audit:${tenant}:${name}`,
   /** A web console sign-in, by the SHA-256 of its cookie's session id (expires with it). */
   consoleSession: (idHash: string) => `${PREFIX}:console:session:${idHash}`,
-  /** Who last flipped a tenant's kill switch from the console, and when. */
-  consoleKillSwitchFlip: (tenant: string) => `${PREFIX}:tenant:${tenant}:killswitch:flip`,
+  /** Who last flipped a tenant's kill switch, and when (written with the switch itself). */
+  killSwitchFlip: (tenant: string) => `${PREFIX}:tenant:${tenant}:killswitch:flip`,
+  /** Who last flipped the global kill switch, and when. */
+  globalKillSwitchFlip: () => `${PREFIX}:killswitch:flip`,
   /** Set (with a short lease) by gateways while someone watches the desktop live; the worker streams frames only then. */
   liveWatched: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:live:watched`,
   /** Pub/sub channel of the desktop's live frames (docs/console.md). */

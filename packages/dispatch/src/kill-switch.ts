@@ -5,6 +5,9 @@
  * flipping it takes effect within that time without a Redis round trip per call; a failed
  * reading is remembered too, so a Redis outage does not turn into a queue of slow reads.
  * Shared by the gateway (refuses before routing) and the workers (refuse before running).
+ *
+ * Every flip records who made it and when, in the same transaction as the switch itself, so
+ * whichever way it was flipped (the console, the REST API, the CLI) the record matches it.
  */
 import type { Redis } from 'ioredis';
 import { ToolError } from '@deskgate/computer-use';
@@ -15,6 +18,28 @@ export const KILL_SWITCH_DEFAULTS = { cacheMs: 500, readTimeoutMs: 1000 } as con
 
 /** `unknown`: Redis could not be read, which every caller must treat as `on`. */
 export type KillSwitchReading = 'on' | 'off' | 'unknown';
+
+/** Who flips the switch: an API key (its id, never the key) or the operator's CLI. */
+export interface KillSwitchActor {
+  /** The key id, or null for the CLI (which reaches Redis directly, with no key). */
+  keyId: string | null;
+  role: string | null;
+  via: 'console' | 'api' | 'cli';
+}
+
+export interface KillSwitchFlip extends KillSwitchActor {
+  on: boolean;
+  /** When, in epoch milliseconds. */
+  at: number;
+}
+
+export interface KillSwitchState {
+  global: boolean;
+  tenant: boolean;
+  /** The flip that set the tenant's switch as it is now; null when none is recorded. */
+  lastFlip: KillSwitchFlip | null;
+  globalLastFlip: KillSwitchFlip | null;
+}
 
 export interface KillSwitchOptions {
   cacheMs?: number;
@@ -58,17 +83,25 @@ export class KillSwitch {
     return undefined;
   }
 
-  /** tenant null = the global switch. */
-  async set(tenant: string | null, on: boolean): Promise<void> {
+  /** tenant null = the global switch. Records `by` and the time with the flip, atomically. */
+  async set(tenant: string | null, on: boolean, by: KillSwitchActor, now = Date.now()): Promise<KillSwitchFlip> {
     const key = tenant === null ? keys.killSwitch() : keys.tenantKillSwitch(tenant);
-    if (on) await this.redis.set(key, '1');
-    else await this.redis.del(key);
+    const flip: KillSwitchFlip = { on, keyId: by.keyId, role: by.role, via: by.via, at: now };
+    const multi = this.redis.multi();
+    if (on) multi.set(key, '1');
+    else multi.del(key);
+    multi.set(tenant === null ? keys.globalKillSwitchFlip() : keys.killSwitchFlip(tenant), JSON.stringify(flip));
+    const results = await multi.exec();
+    const failed = results?.find(([error]) => error)?.[0];
+    if (!results || failed) throw failed ?? new Error('the kill switch transaction was discarded');
     this.cache.clear();
+    return flip;
   }
 
-  async state(tenant: string): Promise<{ global: boolean; tenant: boolean }> {
-    const [global, own] = await this.redis.mget(keys.killSwitch(), keys.tenantKillSwitch(tenant));
-    return { global: global === '1', tenant: own === '1' };
+  async state(tenant: string): Promise<KillSwitchState> {
+    const [global, own, globalFlip, ownFlip] = await this.redis.mget(keys.killSwitch(), keys.tenantKillSwitch(tenant), keys.globalKillSwitchFlip(), keys.killSwitchFlip(tenant));
+    const state = { global: global === '1', tenant: own === '1' };
+    return { ...state, lastFlip: flipMatching(ownFlip, state.tenant), globalLastFlip: flipMatching(globalFlip, state.global) };
   }
 
   private async fetch(tenant: string): Promise<KillSwitchReading> {
@@ -83,5 +116,16 @@ export class KillSwitch {
     } finally {
       clearTimeout(timer);
     }
+  }
+}
+
+/** A recorded flip, only if it set the switch as it is now (a switch set before flips were recorded has none). */
+function flipMatching(json: string | null | undefined, on: boolean): KillSwitchFlip | null {
+  if (!json) return null;
+  try {
+    const flip = JSON.parse(json) as KillSwitchFlip;
+    return flip.on === on ? flip : null;
+  } catch {
+    return null;
   }
 }

@@ -4,10 +4,13 @@ import { api } from '../api.js';
 import { html } from '../html.js';
 import { usePoll } from './use-poll.js';
 
+const VIA = { console: 'in the console', api: 'through the REST API', cli: 'with the CLI' };
+
+// Who flipped the switch and when, whichever way it was flipped (recorded with the flip itself).
 function LastFlip({ flip }) {
-  if (!flip) return html`<p>Never flipped from the console.</p>`;
-  if (flip.changedElsewhere) return html`<p>Last flipped outside the console (the REST API).</p>`;
-  return html`<p class="last-flip">Switched ${flip.on ? 'on' : 'off'} by ${flip.role} key ${flip.keyId} at ${new Date(flip.at).toLocaleString()}.</p>`;
+  if (!flip) return html`<p class="last-flip">No record of who flipped it.</p>`;
+  const who = flip.keyId ? `${flip.role} key ${flip.keyId}` : 'an operator';
+  return html`<p class="last-flip" data-via=${flip.via}>Switched ${flip.on ? 'on' : 'off'} by ${who} ${VIA[flip.via] ?? ''} at ${new Date(flip.at).toLocaleString()}.</p>`;
 }
 
 export function KillSwitch() {

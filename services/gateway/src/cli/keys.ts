@@ -31,7 +31,7 @@ try {
   } else if (command === 'list' && arg) {
     for (const info of await store.list(arg)) console.log(JSON.stringify(info));
   } else if (command === 'killswitch' && (arg === 'on' || arg === 'off')) {
-    await new KillSwitch(redis).set(null, arg === 'on');
+    await new KillSwitch(redis).set(null, arg === 'on', { keyId: null, role: null, via: 'cli' });
     console.log(`global kill switch ${arg}`);
   } else if (command === 'revoke' && arg) {
     console.log((await store.revoke(arg)) ? `revoked ${arg}` : `no key ${arg}`);

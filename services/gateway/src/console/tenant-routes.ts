@@ -1,7 +1,8 @@
 /**
  * The console's tenant pages: sessions (list, end), approvals (list, decide) and the kill
- * switch (read, flip — with who flipped it and when). Each route needs the same role as its
- * counterpart in the REST API (auth/roles.ts), and acts on the signed-in key's tenant only.
+ * switch (read, flip — with who flipped it and when, whichever way it was flipped). Each route
+ * needs the same role as its counterpart in the REST API (auth/roles.ts), and acts on the
+ * signed-in key's tenant only.
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -14,7 +15,6 @@ import { requireRole } from '../middleware/require-role/index.ts';
 import { sessionFrom } from '../sessions/session-param.ts';
 import type { SessionRouter } from '../sessions/session-router.ts';
 import type { ConsoleEnv } from './console-auth.ts';
-import { KillSwitchFlips } from './kill-switch-flips.ts';
 import { sessionOverview, type OverviewDeps } from './session-overview.ts';
 
 const decisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']) });
@@ -29,7 +29,6 @@ export interface TenantRouteDeps extends OverviewDeps {
 
 export function tenantRoutes(deps: TenantRouteDeps) {
   const routes = new Hono<ConsoleEnv>();
-  const flips = new KillSwitchFlips(deps.redis);
 
   routes.get('/api/sessions', requireRole(...CAN.watchSessions), async (c) => c.json({ sessions: await sessionOverview(deps, c.var.principal.tenant) }));
   routes.delete('/api/sessions/:session', requireRole(...CAN.watchSessions), async (c) => {
@@ -49,17 +48,12 @@ export function tenantRoutes(deps: TenantRouteDeps) {
   });
 
   const operator = requireRole(...CAN.flipKillSwitch);
-  const killSwitchState = async (tenant: string) => {
-    const state = await deps.killSwitch.state(tenant);
-    return { ...state, lastFlip: await flips.last(tenant, state.tenant) };
-  };
-  routes.get('/api/killswitch', operator, async (c) => c.json(await killSwitchState(c.var.principal.tenant)));
+  routes.get('/api/killswitch', operator, async (c) => c.json(await deps.killSwitch.state(c.var.principal.tenant)));
   routes.put('/api/killswitch', operator, async (c) => {
     const { on } = await jsonBody(c, killSwitchBody, '{"on": true} or {"on": false}');
     const { tenant, keyId, role } = c.var.principal;
-    await deps.killSwitch.set(tenant, on);
-    await flips.record(tenant, { on, keyId, role, at: Date.now() });
-    return c.json(await killSwitchState(tenant));
+    await deps.killSwitch.set(tenant, on, { keyId, role, via: 'console' });
+    return c.json(await deps.killSwitch.state(tenant));
   });
   return routes;
 }

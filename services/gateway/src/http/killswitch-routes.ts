@@ -1,6 +1,7 @@
 /**
  * The tenant's kill switch: GET shows it (and the global one), PUT flips the tenant's. For
- * operator and admin keys only — an agent must never lift the switch that stops it.
+ * operator and admin keys only — an agent must never lift the switch that stops it. Each flip
+ * is recorded with the key id that made it (never the key) and when (KillSwitch.set).
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -18,7 +19,8 @@ export function killSwitchRoutes(killSwitch: KillSwitch) {
   routes.get('/v1/killswitch', operator, async (c) => c.json(await killSwitch.state(c.var.principal.tenant)));
   routes.put('/v1/killswitch', operator, async (c) => {
     const { on } = await jsonBody(c, killSwitchBody, '{"on": true} or {"on": false}');
-    await killSwitch.set(c.var.principal.tenant, on);
+    const { tenant, keyId, role } = c.var.principal;
+    await killSwitch.set(tenant, on, { keyId, role, via: 'api' });
     return c.json(await killSwitch.state(c.var.principal.tenant));
   });
   return routes;
