@@ -90,3 +90,23 @@ test('idle sessions: 10 s at the least, 30 minutes by default', () => {
   assert.equal(loadConfig({ DESKGATE_SESSION_IDLE_SECONDS: '10' }, HOST).sessionIdleMs, 10_000);
   assert.throws(() => loadConfig({ DESKGATE_SESSION_IDLE_SECONDS: '9' }, HOST), /DESKGATE_SESSION_IDLE_SECONDS/);
 });
+
+test('the health server: loopback by default, any IP address when set; a name or a bad port stops the worker', () => {
+  assert.deepEqual(loadConfig({}, HOST).health, { host: '127.0.0.1', port: 0 });
+  assert.deepEqual(loadConfig({ DESKGATE_WORKER_HOST: '0.0.0.0', DESKGATE_WORKER_PORT: '7421' }, HOST).health, { host: '0.0.0.0', port: 7421 });
+  assert.equal(loadConfig({ DESKGATE_WORKER_HOST: '::' }, HOST).health.host, '::');
+  for (const host of ['localhost', 'worker.example', '', '0.0.0.0:7421', '256.1.1.1']) {
+    assert.throws(() => loadConfig({ DESKGATE_WORKER_HOST: host }, HOST), /DESKGATE_WORKER_HOST: an IP address to listen on, e\.g\. 127\.0\.0\.1 or 0\.0\.0\.0/, host);
+  }
+  assert.throws(() => loadConfig({ DESKGATE_WORKER_PORT: '65536' }, HOST), /DESKGATE_WORKER_PORT/);
+  assert.throws(() => loadConfig({ DESKGATE_WORKER_PORT: 'http' }, HOST), /DESKGATE_WORKER_PORT/);
+});
+
+test('its pod (Kubernetes downward API): off unless name and namespace are both set, both checked', () => {
+  assert.equal(loadConfig({}, HOST).pod, null);
+  assert.deepEqual(loadConfig({ DESKGATE_POD_NAME: 'deskgate-worker-6d9f-x2k4', DESKGATE_POD_NAMESPACE: 'deskgate-workers' }, HOST).pod, { name: 'deskgate-worker-6d9f-x2k4', namespace: 'deskgate-workers' });
+  assert.throws(() => loadConfig({ DESKGATE_POD_NAME: 'deskgate-worker-1' }, HOST), /DESKGATE_POD_NAME: DESKGATE_POD_NAME and DESKGATE_POD_NAMESPACE are set together/);
+  assert.throws(() => loadConfig({ DESKGATE_POD_NAMESPACE: 'deskgate-workers' }, HOST), /set together/);
+  assert.throws(() => loadConfig({ DESKGATE_POD_NAME: '../etc', DESKGATE_POD_NAMESPACE: 'deskgate-workers' }, HOST), /DESKGATE_POD_NAME: a pod name/);
+  assert.throws(() => loadConfig({ DESKGATE_POD_NAME: 'w', DESKGATE_POD_NAMESPACE: 'Bad_NS' }, HOST), /DESKGATE_POD_NAMESPACE: a namespace/);
+});

@@ -82,6 +82,16 @@ const schema = z.object({
   DESKGATE_CONTAINER_RUN_DIR: z.string().regex(/^\/[^\0]*$/, 'an absolute path').default('/run/deskgate/desktops'),
   DESKGATE_DESKTOP_MEMORY_MB: z.coerce.number().int().min(256).max(65536).default(1024),
   DESKGATE_DESKTOP_CPUS: z.coerce.number().min(0.1).max(64).default(1),
+  // The health and metrics server: loopback on a host; 0.0.0.0 in a pod, so that the kubelet's
+  // probes and Prometheus reach it (docs/kubernetes.md). An address, never a name.
+  DESKGATE_WORKER_HOST: z.union([z.ipv4(), z.ipv6()], { error: 'an IP address to listen on, e.g. 127.0.0.1 or 0.0.0.0' }).default('127.0.0.1'),
+  DESKGATE_WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  // Kubernetes' downward API: set both and the worker keeps its pod's deletion cost (docs/kubernetes.md).
+  DESKGATE_POD_NAME: z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, 'a pod name (metadata.name)').optional(),
+  DESKGATE_POD_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a namespace (metadata.namespace)').optional(),
+}).refine((c) => (c.DESKGATE_POD_NAME === undefined) === (c.DESKGATE_POD_NAMESPACE === undefined), {
+  path: ['DESKGATE_POD_NAME'],
+  message: 'DESKGATE_POD_NAME and DESKGATE_POD_NAMESPACE are set together (the downward API) or not at all',
 });
 
 export type WorkerConfig = ReturnType<typeof loadConfig>;
@@ -139,6 +149,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, host: HostResou
       memoryBytes: c.DESKGATE_DESKTOP_MEMORY_MB * 1024 * 1024,
       cpus: c.DESKGATE_DESKTOP_CPUS,
     },
+    /** Where /healthz, /readyz and /metrics listen (port 0: any free port). */
+    health: { host: c.DESKGATE_WORKER_HOST, port: c.DESKGATE_WORKER_PORT },
+    /** This worker's pod, in Kubernetes: it keeps the pod's deletion cost; null elsewhere (off). */
+    pod: c.DESKGATE_POD_NAME && c.DESKGATE_POD_NAMESPACE ? { name: c.DESKGATE_POD_NAME, namespace: c.DESKGATE_POD_NAMESPACE } : null,
     logLevel: c.DESKGATE_LOG_LEVEL,
     /** SIGTERM lets running calls finish for this long. */
     drainMs: c.DESKGATE_DRAIN_SECONDS * 1000,

@@ -14,7 +14,8 @@ import { ContainerDesktopProvider } from './desktops/container-provider.ts';
 import { ProcessDesktopProvider } from './desktops/process-provider.ts';
 import type { DesktopProvider } from './desktops/provider.ts';
 import { createHealthApp } from './http/health-app.ts';
-import { createWorkerMetrics } from './http/metrics.ts';
+import { createWorkerMetrics, heldDesktops } from './http/metrics.ts';
+import { startPodDeletionCost } from './kubernetes/start-deletion-cost.ts';
 import { loadPolicyFile } from './policy/policy-file.ts';
 import { startLifecycleWorkers } from './lifecycle/lifecycle-workers.ts';
 
@@ -38,11 +39,10 @@ log.info({ provider: provider.kind, platform }, `desktops run as ${provider.kind
 const pool = new DesktopPool(config, provider, redis, metrics, log, loadPolicyFile(config.policyFile));
 
 let ready = false;
-const port = Number(process.env.DESKGATE_WORKER_PORT ?? 0);
 /** Past the drain bound, teardown gets this long before the process exits regardless. */
 const TEARDOWN_BOUND_MS = 5000;
-const http = serve({ fetch: createHealthApp(metrics, () => ready && pool.ready).fetch, port, hostname: '127.0.0.1' }, (info) =>
-  log.info({ port: info.port }, 'worker health endpoint listening'),
+const http = serve({ fetch: createHealthApp(metrics, () => ready && pool.ready).fetch, port: config.health.port, hostname: config.health.host }, (info) =>
+  log.info({ host: config.health.host, port: info.port }, 'worker health endpoint listening'),
 );
 
 await pool.fillSpares();
@@ -52,6 +52,8 @@ sweepDeadWorkerQueues(redis, config.workerId).then(
   (error: unknown) => log.warn({ err: error }, 'the release queues of gone workers were not swept'),
 );
 const lifecycle = startLifecycleWorkers(pool, redis, config.workerId, log, platform);
+// In Kubernetes: the pod's deletion cost follows the desktops held (the idlest pod goes first on scale-in).
+const deletionCost = config.pod ? startPodDeletionCost(config.pod, () => heldDesktops(metrics), metrics, log) : null;
 ready = true;
 // Readiness is announced whatever the log level: launchers wait for this line.
 log.child({}, { level: 'info' }).info({ maxDesktops: config.maxDesktops, warm: config.warmDesktops, size: config.desktopSize }, 'worker ready');
@@ -74,6 +76,7 @@ handleStopSignals({
     const took = (since: number) => Math.round(performance.now() - since);
     log.info({ signal, drainMs }, drainMs > 0 ? 'worker draining' : 'worker stopping');
     ready = false;
+    void deletionCost?.stop();
     const ms: Record<string, number> = {};
     // BullMQ's close talks to Redis, which may be gone: it gets a second.
     const allocationsStopped = withinMs(lifecycle.stopAllocating(), 1000).then(() => (ms.allocations = took(started)));

@@ -23,7 +23,15 @@ export function createWorkerMetrics() {
       registers,
     }),
     helperRestarts: new Counter({ name: 'deskgate_worker_helper_restarts_total', help: 'Helper processes restarted after they died', labelNames: ['helper'] as const, registers }),
+    podDeletionCost: new Gauge({ name: 'deskgate_worker_pod_deletion_cost', help: "The pod-deletion-cost last set on this worker's pod (Kubernetes only)", registers }),
+    podDeletionCostUpdates: new Counter({ name: 'deskgate_worker_pod_deletion_cost_updates_total', help: "PATCHes of this worker's pod-deletion-cost, by outcome", labelNames: ['outcome'] as const, registers }),
   };
+}
+
+/** Desktops a worker's sessions hold now, as its gauge says. */
+export async function heldDesktops(metrics: WorkerMetrics): Promise<number> {
+  const { values } = await metrics.desktops.get();
+  return values.find((value) => value.labels.state === 'held')?.value ?? 0;
 }
 
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
