@@ -26,6 +26,12 @@ const READY_POLL_MS = 20;
 const HOME_TMPFS = 'rw,nosuid,nodev,size=512m,uid=1000,gid=1000,mode=0700';
 const TMP_TMPFS = 'rw,nosuid,nodev,size=512m,mode=1777';
 
+/**
+ * The socket in a desktop's run folder the console's live view connects to: each connection
+ * gets a capture helper of its own, started by the entry point and gone with the connection.
+ */
+export const LIVE_SOCKET = 'live.sock';
+
 export const LABELS = { role: 'deskgate.role', worker: 'deskgate.worker' } as const;
 
 /**

@@ -5,13 +5,20 @@
  * the gateways (pub/sub) and kept as the desktop's latest. No watcher, no loop, no helper; a
  * still screen, no frames. Frames are spaced at least `minGapMs` apart (the frame-rate cap),
  * and whatever changed meanwhile is in the next one.
+ *
+ * A process desktop's live helper is a child the worker spawns; a container desktop's is one
+ * its entry point starts for each connection to the live socket beside the capture socket,
+ * gone when that connection closes (docs/console.md, "Container desktops").
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { encodeLiveFrame, keys } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { CaptureClient } from '../helpers/capture-client.ts';
 import type { HelperTransport } from '../helpers/helper-process.ts';
+import { LIVE_SOCKET } from '../desktops/container-provider.ts';
 
 export const LIVE_DEFAULTS = { checkMs: 250, minGapMs: 25, quality: 60, waitMs: 1000, lastFrameMs: 60_000 } as const;
 
@@ -46,13 +53,13 @@ export class LiveFrames {
   }
 
   private async stream(): Promise<void> {
-    if (!('command' in this.transport)) {
-      // A container desktop's helper listens on one socket, which the agent's calls use.
-      await this.publish(encodeLiveFrame({ at: Date.now(), width: 0, height: 0, captureMs: 0, unavailable: 'Live view is not available for container desktops yet.' }));
+    const transport = liveTransport(this.transport);
+    if (!transport) {
+      await this.publish(encodeLiveFrame({ at: Date.now(), width: 0, height: 0, captureMs: 0, unavailable: LIVE_UNAVAILABLE }));
       while (this.watched && !this.stopped) await sleep(LIVE_DEFAULTS.checkMs);
       return;
     }
-    const helper = new CaptureClient(this.transport, this.log);
+    const helper = new CaptureClient(transport, this.log);
     helper.start();
     try {
       // A first frame at once (the screen may be still), then one per change.
@@ -77,4 +84,17 @@ export class LiveFrames {
     clearInterval(this.timer);
     await this.running;
   }
+}
+
+const LIVE_UNAVAILABLE = `Live view is not available for this desktop: it offers no ${LIVE_SOCKET} beside its capture socket (a desktop image built before the live view: rebuild it with scripts/images.sh).`;
+
+/**
+ * Where the live view's own capture helper comes from: a spawned helper's command, run once
+ * more; for a helper behind a socket, the live socket in the same folder (undefined when the
+ * desktop has none).
+ */
+export function liveTransport(agents: HelperTransport): HelperTransport | undefined {
+  if ('command' in agents) return agents;
+  const socket = join(dirname(agents.socket), LIVE_SOCKET);
+  return existsSync(socket) ? { socket } : undefined;
 }
