@@ -43,6 +43,8 @@ export interface SendOptions {
   controller: string;
   /** `person`: a person drives from the web console. */
   actor?: 'person';
+  /** The call's id (the audit entry and the timeline frame carry it too); a fresh one when absent. */
+  id?: string;
 }
 
 /** The longest a call may wait for its reply: every tool's own bound (waits, holds, approvals) is far below it. */
@@ -75,7 +77,7 @@ export class ActionClient {
     if (!(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0 && options.timeoutMs <= MAX_CALL_MS)) {
       throw new ToolError('bad_args', `${options.tool} would run for ${Math.round(options.timeoutMs / 1000)} s; a call may take at most ${MAX_CALL_MS / 60_000} minutes. Nothing was done.`);
     }
-    const id = randomUUID();
+    const id = options.id ?? randomUUID();
     const now = Date.now();
     const request: Omit<ActionRequest, 'epoch'> = {
       id,

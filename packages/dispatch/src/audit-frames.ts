@@ -1,7 +1,8 @@
 /**
  * A small frame of the screen after each call of a session, for the console's audit timeline:
- * the worker adds one (320×200 JPEG, a few KB) once the call is answered; the gateway pairs
- * each audit entry with the frame of its call. Storage is bounded per session: a stream capped
+ * the worker adds one (320×200 JPEG, a few KB) once the call is answered, under the call's id
+ * on the action channel; the audit entry carries the same id, and the gateway pairs the two by
+ * it. Storage is bounded per session: a stream capped
  * at FRAMES_PER_SESSION entries (the newest kept), expiring with the audit log.
  */
 import type { Redis } from 'ioredis';
@@ -12,6 +13,8 @@ export const AUDIT_FRAMES = { perSession: 100, width: 320, height: 200, quality:
 
 export interface AuditFrame {
   id: string;
+  /** The id of the call the frame was taken after (absent in frames kept before calls had ids). */
+  actionId?: string;
   tool: string;
   /** When the worker answered the call (epoch ms). */
   at: number;
@@ -24,9 +27,10 @@ export class AuditFrames {
     private readonly ttlSeconds: number = AUDIT_DEFAULTS.ttlSeconds,
   ) {}
 
-  async add(tenant: string, session: string, tool: string, at: number, jpeg: Buffer): Promise<void> {
+  async add(tenant: string, session: string, call: { actionId: string; tool: string; at: number }, jpeg: Buffer): Promise<void> {
     const key = keys.auditFrames(tenant, session);
-    await this.redis.multi().xadd(key, 'MAXLEN', '=', AUDIT_FRAMES.perSession, '*', 'tool', tool, 'at', String(at), 'jpeg', jpeg).expire(key, this.ttlSeconds).exec();
+    const fields = ['action', call.actionId, 'tool', call.tool, 'at', String(call.at), 'jpeg', jpeg];
+    await this.redis.multi().xadd(key, 'MAXLEN', '=', AUDIT_FRAMES.perSession, '*', ...fields).expire(key, this.ttlSeconds).exec();
   }
 
   /** The session's frames, newest first. */
@@ -35,7 +39,7 @@ export class AuditFrames {
     return rows.map(([id, flat]) => {
       const f: Record<string, Buffer> = {};
       for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!.toString()] = flat[i + 1]!;
-      return { id: id.toString(), tool: f.tool?.toString() ?? '', at: Number(f.at?.toString()), jpeg: f.jpeg ?? Buffer.alloc(0) };
+      return { id: id.toString(), ...(f.action ? { actionId: f.action.toString() } : {}), tool: f.tool?.toString() ?? '', at: Number(f.at?.toString()), jpeg: f.jpeg ?? Buffer.alloc(0) };
     });
   }
 
@@ -50,14 +54,16 @@ export class AuditFrames {
 }
 
 /**
- * The frame of an audited call: the frame of the same tool answered within the call's span
- * (the worker answers before the gateway records; both clocks are the same machine's or
- * NTP-close), the nearest one when several fit.
+ * The frame of an audited call: the one kept under the call's id. Entries and frames from
+ * before calls had ids are paired the old way — the frame of the same tool answered within the
+ * call's span, the nearest when several fit — which two calls of one tool close together can
+ * confuse; a frame with an id is never paired by time.
  */
-export function frameOfCall(frames: AuditFrame[], entry: { tool: string; at: number; ms: number }, slackMs = 250): AuditFrame | undefined {
+export function frameOfCall(frames: AuditFrame[], entry: { actionId?: string; tool: string; at: number; ms: number }, slackMs = 250): AuditFrame | undefined {
+  if (entry.actionId !== undefined) return frames.find((frame) => frame.actionId === entry.actionId);
   let best: AuditFrame | undefined;
   for (const frame of frames) {
-    if (frame.tool !== entry.tool || frame.at < entry.at - entry.ms - slackMs || frame.at > entry.at + slackMs) continue;
+    if (frame.actionId !== undefined || frame.tool !== entry.tool || frame.at < entry.at - entry.ms - slackMs || frame.at > entry.at + slackMs) continue;
     if (!best || Math.abs(frame.at - entry.at) < Math.abs(best.at - entry.at)) best = frame;
   }
   return best;

@@ -12,6 +12,8 @@ import type { Redis } from 'ioredis';
 import { keys } from './keys.ts';
 
 export interface AuditEntry {
+  /** The call's id: the one it had on the action channel, which its timeline frame carries too. */
+  actionId?: string;
   tenant: string;
   session: string;
   tool: string;
@@ -74,6 +76,7 @@ export class AuditLog {
       'ms', String(entry.ms),
       'at', String(entry.at),
       'args', JSON.stringify(entry.args ?? null),
+      ...(entry.actionId ? ['actionId', entry.actionId] : []),
       ...(entry.kind ? ['kind', entry.kind] : []),
       ...(entry.keyId ? ['keyId', entry.keyId] : []),
       ...(entry.controller ? ['controller', entry.controller] : []),
@@ -99,6 +102,7 @@ function parse(id: string, flat: string[]): StoredAuditEntry {
   for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
   return {
     id,
+    ...(f.actionId ? { actionId: f.actionId } : {}),
     tenant: f.tenant ?? '',
     session: f.session ?? '',
     tool: f.tool ?? '',

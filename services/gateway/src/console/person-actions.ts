@@ -8,6 +8,7 @@
  * person's next click lands on. Handing back releases the lock; the agent's next call is told
  * that a person drove the desktop and the screen changed (the worker's session host).
  */
+import { randomUUID } from 'node:crypto';
 import { SETTLE_MAX_MS, ToolError, errorResult, isToolError, parseCall, type CoordinateMode, type ToolCallResult } from '@deskgate/computer-use';
 import { DesktopLocks, claimLock, describeController, isRedisUnavailable, personController, unavailableToolError, type SessionStore } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
@@ -81,13 +82,14 @@ export class PersonActions {
     const lock = await this.deps.locks.inspect(desktopId);
     if (lock?.controller !== controller) throw new ApiError(409, 'not_taken_over', 'Take over the desktop before driving it; actions are never queued behind another controller.');
     const started = performance.now();
+    const actionId = randomUUID();
     let result: ToolCallResult;
     try {
       if (!(PERSON_TOOLS as readonly string[]).includes(tool)) throw new ToolError('bad_args', `The console drives with ${PERSON_TOOLS.join(', ')}; not "${tool}".`);
       const call = parseCall(tool, args);
       const record = await this.deps.sessions.get(ref);
       const acts = call.tool.effect === 'acts';
-      const caller = { controller, keyId: person.keyId, actor: 'person' as const, ...(acts ? { screenshotAfter: 'settled' as const } : {}) };
+      const caller = { controller, keyId: person.keyId, actor: 'person' as const, actionId, ...(acts ? { screenshotAfter: 'settled' as const } : {}) };
       const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000 + (acts ? SETTLE_MAX_MS : 0);
       result = (await this.deps.router.call(ref, caller, tool, call.args, extraMs, record?.state.coordinateMode ?? 'pixels')).result as ToolCallResult;
     } catch (error) {
@@ -99,7 +101,7 @@ export class PersonActions {
       }
     }
     const ms = performance.now() - started;
-    this.deps.auditCall({ scope: { ref, keyId: person.keyId, controller, surface: 'native', coordinateMode: 'pixels' }, tool, args, result, ms, sessionExists: true });
+    this.deps.auditCall({ scope: { ref, keyId: person.keyId, controller, surface: 'native', coordinateMode: 'pixels' }, tool, args, result, ms, sessionExists: true, actionId });
     return result;
   }
 }

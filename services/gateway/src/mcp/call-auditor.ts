@@ -26,6 +26,8 @@ export interface FinishedCall {
   ms: number;
   /** Whether the call's session exists: only then is the call stored in its audit log. */
   sessionExists: boolean;
+  /** The call's id: sent with it on the action channel, kept with its timeline frame. */
+  actionId: string;
 }
 
 export type CallAuditor = (call: FinishedCall) => void;
@@ -59,8 +61,9 @@ export function createCallAuditor({ audit, log, metrics, keepText }: CallAuditor
   }
 }
 
-function toEntry({ scope, tool, args, result, ms }: FinishedCall, keepText: boolean): AuditEntry {
+function toEntry({ scope, tool, args, result, ms, actionId }: FinishedCall, keepText: boolean): AuditEntry {
   return {
+    actionId,
     tenant: scope.ref.tenant,
     session: scope.ref.name,
     // The name is the client's: an unknown one is recorded too, but not at any length.

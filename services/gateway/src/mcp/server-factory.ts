@@ -4,6 +4,7 @@
  * driven by the core registry; arguments are validated here before any desktop is touched,
  * and again by the worker, which trusts nothing.
  */
+import { randomUUID } from 'node:crypto';
 import { Server, type McpRequestContext } from '@modelcontextprotocol/server';
 import { ToolError, describeTools, errorResult, findTool, isToolError, parseCall, toolsOf, type ToolCallResult, SETTLE_MAX_MS } from '@deskgate/computer-use';
 import type { Logger } from 'pino';
@@ -51,7 +52,9 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       const { name, arguments: args } = request.params;
       let result: ToolCallResult;
       let timings: Record<string, number> = {};
-      const caller = { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter, reachedSession: false, ...(scope.platform ? { platform: scope.platform } : {}) };
+      // One id per call: the action channel's, its audit entry's and its timeline frame's.
+      const actionId = randomUUID();
+      const caller = { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter, reachedSession: false, actionId, ...(scope.platform ? { platform: scope.platform } : {}) };
       try {
         const switchedOff = await killSwitch.refusal(scope.ref.tenant);
         if (switchedOff) throw switchedOff;
@@ -83,7 +86,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       metrics.toolCallSeconds.observe({ tool: findTool(name) ? name : 'unknown', outcome }, gatewayMs / 1000);
       // A call that reached a desktop had a session; one refused before may name none (see call-auditor.ts).
       const sessionExists = caller.reachedSession || (await router.exists(scope.ref).catch(() => false));
-      auditCall({ scope, tool: name, args, result, ms: gatewayMs, sessionExists });
+      auditCall({ scope, tool: name, args, result, ms: gatewayMs, sessionExists, actionId });
       return { ...result, _meta: { 'deskgate/timings': { ...timings, gatewayMs } } } as never;
     });
     return server;

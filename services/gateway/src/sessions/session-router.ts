@@ -76,6 +76,8 @@ export interface Caller {
   platform?: Platform;
   /** `person`: a person drives from the web console (console/person-actions.ts). */
   actor?: 'person';
+  /** The call's id on the action channel, also in its audit entry and its timeline frame. */
+  actionId?: string;
 }
 
 /** Every desktop is in use: how many there are, how long the call waited, when to retry. */
@@ -120,7 +122,7 @@ export class SessionRouter {
     caller.reachedSession = true;
     try {
       const timeoutMs = this.settings.actionTimeoutMs + extraMs;
-      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode, screenshotAfter: caller.screenshotAfter, ...(caller.actor ? { actor: caller.actor } : {}) });
+      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode, screenshotAfter: caller.screenshotAfter, ...(caller.actor ? { actor: caller.actor } : {}), ...(caller.actionId ? { id: caller.actionId } : {}) });
     } catch (error) {
       if (!(error instanceof ToolError && error.kind === 'worker_lost')) throw error;
       this.bindings.delete(key);

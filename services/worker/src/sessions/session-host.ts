@@ -151,7 +151,7 @@ export class SessionHost {
         if (!reply.persist && !this.failure) reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
         // The console timeline's frame of this call, taken once it is answered (never before).
         const answeredAt = Date.now();
-        setImmediate(() => void this.keepFrame(request.tool, answeredAt));
+        setImmediate(() => void this.keepFrame({ actionId: request.id, tool: request.tool, at: answeredAt }));
         return reply;
       } finally {
         this.busy--;
@@ -160,14 +160,14 @@ export class SessionHost {
     };
   }
 
-  /** A small frame of the screen for the audit timeline (bounded per session: AUDIT_FRAMES). */
-  private async keepFrame(tool: string, at: number): Promise<void> {
+  /** A small frame of the screen for the audit timeline, under the call's id (bounded per session: AUDIT_FRAMES). */
+  private async keepFrame(call: { actionId: string; tool: string; at: number }): Promise<void> {
     if (this.failure) return;
     const { width, height } = this.desktop.handle;
     const scaled = { width: AUDIT_FRAMES.width, height: Math.max(1, Math.round((AUDIT_FRAMES.width * height) / width)) };
     try {
       const { payload } = await this.desktop.capture.call({ op: 'capture', format: 'jpeg', quality: AUDIT_FRAMES.quality, scale_to: scaled });
-      await new AuditFrames(this.services.redis).add(this.ref.tenant, this.ref.name, tool, at, payload);
+      await new AuditFrames(this.services.redis).add(this.ref.tenant, this.ref.name, call, payload);
     } catch (error) {
       this.services.log.debug({ err: error, desktop: this.id }, 'timeline frame not kept');
     }
