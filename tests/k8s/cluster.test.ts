@@ -3,7 +3,9 @@
  * loads the images and runs this file; docs/kubernetes.md): the `local` overlay deployed from
  * scratch, then driven from the host as a client would — the official MCP client through the
  * gateway's Service (its ClusterIP, via kube-proxy), a worker pod killed in the middle of a
- * call (a clear worker_lost, then the session's next call on a fresh desktop of the new pod).
+ * call (a clear worker_lost, then the session's next call on a fresh desktop of the new pod),
+ * workers scaled out on the fleet's demand and back in: each worker keeps its pod's
+ * deletion cost at the desktops it holds, so the idle pod goes and a live session is not cut.
  *
  * Needs KUBECONFIG (the cluster's admin) and DESKGATE_K8S_BIN (kubectl) from the script.
  */
@@ -33,14 +35,47 @@ async function kubectl(...args: string[]): Promise<string> {
 const secret = async (key: string) => Buffer.from(await kubectl('-n', 'deskgate', 'get', 'secret', 'deskgate-secrets', '-o', `jsonpath={.data.${key}}`), 'base64').toString();
 const workerPods = async () => (await kubectl('-n', 'deskgate-workers', 'get', 'pods', '-l', 'app.kubernetes.io/name=worker', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.metadata.deletionTimestamp}{"\\n"}{end}'))
   .split('\n').filter(Boolean).map((line) => line.split(' ')).filter(([, phase, deleting]) => phase === 'Running' && !deleting).map(([name]) => name!);
-/** Desktops a worker pod holds for sessions, from its own metrics (health port, inside the pod). */
+/**
+ * A worker pod's own metrics, read from the host on the pod's address: its health server
+ * listens on the pod's network (DESKGATE_WORKER_HOST=0.0.0.0), as the kubelet's httpGet
+ * probes and Prometheus reach it.
+ */
+async function workerMetrics(pod: string): Promise<string> {
+  const ip = await kubectl('-n', 'deskgate-workers', 'get', 'pod', pod, '-o', 'jsonpath={.status.podIP}');
+  const response = await fetch(`http://${ip}:7421/metrics`);
+  assert.equal(response.status, 200, `${pod}'s /metrics on ${ip}:7421`);
+  return response.text();
+}
+/** Desktops a worker pod holds for sessions, from its own metrics. */
 async function held(pod: string): Promise<number> {
-  // A new pod's gauge has no `held` line until its first desktop is taken: read until it does.
+  // Until the pool's first change (its warm desktop started) the gauge has no `held` line.
   return until(`${pod}'s held desktops`, async () => {
-    const metrics = await kubectl('-n', 'deskgate-workers', 'exec', pod, '--', 'node', '-e', "fetch('http://127.0.0.1:7421/metrics').then((r) => r.text()).then(console.log)");
-    const found = /^deskgate_worker_desktops\{[^}]*state="held"[^}]*\} (\d+)/m.exec(metrics)?.[1];
+    const found = /^deskgate_worker_desktops\{[^}]*state="held"[^}]*\} (\d+)/m.exec(await workerMetrics(pod))?.[1];
     return found === undefined ? undefined : Number(found);
   }, 15_000);
+}
+/** The pod-deletion-cost annotation the worker keeps on its own pod (undefined: not set). */
+async function deletionCost(pod: string): Promise<string | undefined> {
+  const value = await kubectl('-n', 'deskgate-workers', 'get', 'pod', pod, '-o', 'jsonpath={.metadata.annotations.controller\\.kubernetes\\.io/pod-deletion-cost}');
+  return value === '' ? undefined : value;
+}
+const costIs = (pod: string, wanted: number) => until(`${pod}'s deletion cost ${wanted}`, async () => ((await deletionCost(pod)) === String(wanted) ? true : undefined), 20_000);
+/** The worker pods that allocated a desktop to `session`, from their logs ("desktop allocated"). */
+async function allocatedBy(session: string, pods: string[]): Promise<string[]> {
+  const holders = [];
+  for (const pod of pods) {
+    const lines = (await kubectl('-n', 'deskgate-workers', 'logs', pod)).split('\n');
+    const allocated = lines.some((line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; session?: string };
+        return entry.msg === 'desktop allocated' && entry.session === session;
+      } catch {
+        return false;
+      }
+    });
+    if (allocated) holders.push(pod);
+  }
+  return holders;
 }
 const desktopOf = async (operatorKey: string, session: string) => {
   const listed = (await (await fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } })).json()) as { sessions: { name: string; desktop?: { id: string } }[] };
@@ -113,6 +148,8 @@ test('a session through the gateway Service: the official MCP client gets a scre
   assert.match(await sessions.text(), /"name":"k8s"/);
   const [pod] = await workerPods();
   assert.equal(await held(pod!), 1, `the worker pod ${pod} holds the session's desktop`);
+  // The worker keeps its pod's deletion cost at the desktops it holds (its service account, narrowed to its own pod).
+  await costIs(pod!, 1);
   const unauthenticated = await fetch(`${GATEWAY}/v1/sessions`);
   assert.equal(unauthenticated.status, 401);
 });
@@ -160,12 +197,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 /** What KEDA's metrics-api trigger does with wanted.desktops ÷ DESKGATE_MAX_DESKTOPS: here, by hand. */
 const scaleTo = (replicas: number) => kubectl('-n', 'deskgate-workers', 'scale', 'deployment/deskgate-worker', `--replicas=${replicas}`);
 
-test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new worker pod, scale-in removes the idle pod and cuts no session', async () => {
+test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new worker pod; scale-in removes the idle pod (deletion cost) and cuts no session', async () => {
   assert.ok(mcp, 'the session of the previous tests');
   // The local worker runs 2 desktops: session k8s holds one, the warm spare is the other.
   const warm = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-warm`, apiKey);
   const cold = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-cold`, apiKey);
-  const end = (name: string) => fetch(`${GATEWAY}/v1/sessions/${name}`, { method: 'DELETE', headers: { Authorization: `Bearer ${operatorKey}` } });
   try {
     // A new session's first calls: its grant, then a screenshot (on its desktop).
     const firstCalls = async (session: McpConnection) => {
@@ -180,6 +216,7 @@ test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new wo
     // The worker is full: a third session waits for a desktop (DESKGATE_DESKTOP_WAIT_SECONDS);
     // the demand route asks for a second worker, and the scaler adds it.
     const [first] = await workerPods();
+    assert.ok(first);
     started = performance.now();
     const coldShot = firstCalls(cold);
     const asked = await until('wanted.workers = 2', async () => {
@@ -194,25 +231,39 @@ test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new wo
     const pods = await workerPods();
     assert.equal(pods.length, 2);
     const second = pods.find((pod) => pod !== first)!;
-    assert.equal(await held(second), 1, 'the third session is on the new pod');
+    // Where each session is, from the workers' logs and from their gauges.
+    const placement = { coldAllocatedBy: await allocatedBy('k8s-cold', pods), held: { [first]: await held(first), [second]: await held(second) } };
+    console.log(`placement: ${JSON.stringify(placement)}`);
+    assert.deepEqual(placement, { coldAllocatedBy: [second], held: { [first]: 2, [second]: 1 } }, 'the third session is on the new pod');
+    await costIs(first, 2);
+    await costIs(second, 1);
 
-    // Load goes: the new pod's session and the warm one end; one busy desktop and the spare
-    // fit one worker. Scale-in removes the pod ready for the shortest time first — the idle one.
-    assert.ok((await end('k8s-cold')).ok);
-    assert.ok((await end('k8s-warm')).ok);
+    // Load goes, from the older pod: the sessions k8s and k8s-warm end; k8s-cold, on the newer
+    // pod, goes on. Without deletion costs the ReplicaSet would remove the newer pod (ready for
+    // the shorter time) and cut k8s-cold; with them, the idle one goes.
+    const coldDesktop = await desktopOf(operatorKey, 'k8s-cold');
+    for (const name of ['k8s', 'k8s-warm']) {
+      const ended = await fetch(`${GATEWAY}/v1/sessions/${name}`, { method: 'DELETE', headers: { Authorization: `Bearer ${operatorKey}` } });
+      assert.equal(ended.status, 200, await ended.text());
+    }
     const calm = await until('wanted.workers = 1', async () => {
       const now = await demand();
       return now.wanted.workers === 1 ? now : undefined;
     }, 15_000);
     console.log(`demand after the load: ${JSON.stringify(calm)}`);
     started = performance.now();
+    await costIs(first, 0);
+    console.log(`sessions ended → the idle pod's deletion cost 0: ${seconds(performance.now() - started)}`);
+    started = performance.now();
     await scaleTo(calm.wanted.workers);
-    await kubectl('-n', 'deskgate-workers', 'wait', '--for=delete', `pod/${second}`, '--timeout=60s');
+    await kubectl('-n', 'deskgate-workers', 'wait', '--for=delete', `pod/${first}`, '--timeout=90s');
     console.log(`scale-in: the idle pod drained and gone in ${seconds(performance.now() - started)}`);
-    assert.deepEqual(await workerPods(), [first]);
-    const shot = await mcp.call('screenshot');
+    assert.deepEqual(await workerPods(), [second]);
+    const shot = await cold.call('screenshot');
     assert.ok(!shot.isError, textOf(shot));
     assert.doesNotMatch(textOf(shot), /desktop was lost/, 'the session on the remaining pod kept its desktop');
+    assert.equal(await desktopOf(operatorKey, 'k8s-cold'), coldDesktop, 'the same desktop');
+    assert.equal(await held(second), 1);
   } finally {
     await warm.close().catch(() => undefined);
     await cold.close().catch(() => undefined);
