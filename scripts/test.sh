@@ -10,15 +10,18 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh || exit 1
 
 say() { printf '\n\033[1m[deskgate test]\033[0m %s\n' "$*"; }
-passed=0; failed=0; broken=()
+passed=0; failed=0; broken=(); timings=()
 logdir=$(mktemp -d)
+test_started=$SECONDS
 
 # run NAME PARSER COMMAND...: runs a suite, echoing its output, and adds its counts.
 run() {
   local name=$1 parser=$2; shift 2
   say "$name: $*"
+  local started=$SECONDS
   "$@" 2>&1 | tee "$logdir/$name.log"
   local status=${PIPESTATUS[0]}
+  timings+=("$name $((SECONDS - started)) s")
   read -r p f < <("$parser" "$logdir/$name.log")
   passed=$((passed + p)); failed=$((failed + f))
   if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
@@ -52,15 +55,18 @@ run capture-helper cargo_counts cargo test --release --manifest-path helpers/lin
 run input-runtime pytest_counts /usr/bin/python3 -m pytest -q runtime/tests
 # Suites that need the engine run after the setup; the rest run on process desktops first.
 container_only='container-desktops|desktop-image|compose'
-run e2e node_counts node --import tsx --test --test-reporter=tap --test-concurrency=1 $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
+# Two lanes: the end-to-end files mostly wait (on Xvfb, Chromium, workers starting), so two share the cores well.
+run e2e node_counts node --import tsx scripts/test-lanes.ts --lanes 2 -- --import tsx --test --test-reporter=tap -- $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
 
+# waited NAME PID: waits for a background setup, noting how long the suites waited for it.
+waited() { local started=$SECONDS; wait "$2"; local status=$?; timings+=("waiting for $1 $((SECONDS - started)) s"); return $status; }
 say "waiting for the Kubernetes tools (kubeconform, etcd, kube-apiserver)"
-wait "$k8s_tools" || { cat "$logdir/k8s-tools.log"; say "the Kubernetes tools could not be built: validate.sh will say what is missing"; }
+waited k8s-tools "$k8s_tools" || { cat "$logdir/k8s-tools.log"; say "the Kubernetes tools could not be built: validate.sh will say what is missing"; }
 # Both overlays: kubeconform -strict offline, then a server-side dry run on a real API server (Pod Security included).
 run k8s-manifests node_counts bash scripts/k8s/validate.sh
 
 say "waiting for the container setup (Docker engine, images, Compose v2)"
-if wait "$containers_setup"; then
+if waited container-setup "$containers_setup"; then
   tail -1 "$logdir/containers-setup.log"
   # The core suites again, every desktop a container, then the container-only suites.
   run e2e-containers node_counts env DESKGATE_DESKTOP_PROVIDER=container node --import tsx --test --test-reporter=tap --test-concurrency=1 \
@@ -72,7 +78,7 @@ else
 fi
 
 say "waiting for the Swift toolchain (Debian 13's swiftlang in a root of its own)"
-if wait "$swift_setup"; then
+if waited swift-setup "$swift_setup"; then
   run swift swift_counts bash scripts/macos/swift-on-linux.sh test
 else
   cat "$logdir/swift-setup.log"
@@ -81,6 +87,8 @@ else
 fi
 
 rm -rf "$logdir"
+say "time per step (${#timings[@]} steps, $((SECONDS - test_started)) s in all after the install):"
+printf '  %s\n' "${timings[@]}"
 say "suites with failures: ${broken[*]:-none}"
 echo "total: $passed passed, $failed failed"
 [ ${#broken[@]} -eq 0 ]
