@@ -60,8 +60,42 @@ rule("every container: no privilege escalation, read-only root, capabilities dro
       and c.get("securityContext", {}).get("readOnlyRootFilesystem") is True
       and "ALL" in c.get("securityContext", {}).get("capabilities", {}).get("drop", [])
       else f"{name(i)}/{c['name']}" for i, c in containers])
-rule("no pod mounts a service account token",
+def token_volumes(spec):
+    return [v for v in spec.get("volumes", []) for src in v.get("projected", {}).get("sources", []) if "serviceAccountToken" in src]
+def worker(item):
+    return item["kind"] == "Deployment" and item["metadata"]["name"] == "deskgate-worker"
+rule("no pod automounts a service account token",
      [None if s.get("automountServiceAccountToken") is False else name(i) for i, s in pod_templates()])
+rule("only the workers carry a token: their own account's, projected 0400 (root only), an hour at most",
+     [None if not token_volumes(s) else name(i) for i, s in pod_templates() if not worker(i)]
+     + [None if s.get("serviceAccountName") == "deskgate-worker" and len(token_volumes(s)) == 1
+        and token_volumes(s)[0]["projected"].get("defaultMode") == 0o400
+        and all(src["serviceAccountToken"].get("expirationSeconds", 3600) <= 3600 for src in token_volumes(s)[0]["projected"]["sources"] if "serviceAccountToken" in src)
+        else f"{name(i)}: token volume {json.dumps(token_volumes(s))}" for i, s in pod_templates() if worker(i)])
+rule("the workers' health server listens on the pod's address, probed over HTTP on its named port",
+     [None if {"name": "DESKGATE_WORKER_HOST", "value": "0.0.0.0"} in c.get("env", [])
+      and all(c.get(p, {}).get("httpGet", {}).get("port") == "health" for p in ("startupProbe", "readinessProbe", "livenessProbe"))
+      else f"{name(i)}/{c['name']}" for i, s in pod_templates() if worker(i) for c in s["containers"]])
+
+# RBAC: the worker's Role (patch on pods, in its namespace) is the only grant deskgate makes.
+roles = by_kind.get("Role", []) + by_kind.get("ClusterRole", [])
+bindings = by_kind.get("RoleBinding", []) + by_kind.get("ClusterRoleBinding", [])
+rule("RBAC: one Role, in deskgate-workers, allowing only patch on pods; no ClusterRole",
+     [None if r["kind"] == "Role" and r["metadata"]["namespace"] == "deskgate-workers"
+      and r.get("rules") == [{"apiGroups": [""], "resources": ["pods"], "verbs": ["patch"]}] else f"{name(r)}: {json.dumps(r.get('rules'))}" for r in roles]
+     + ([] if roles else ["no Role for the workers"]))
+rule("RBAC: bound to the worker's ServiceAccount only; no ClusterRoleBinding",
+     [None if b["kind"] == "RoleBinding" and b["metadata"]["namespace"] == "deskgate-workers" and b["roleRef"]["name"] == "deskgate-worker"
+      and b.get("subjects") == [{"kind": "ServiceAccount", "name": "deskgate-worker", "namespace": "deskgate-workers"}] else name(b) for b in bindings]
+     + ([] if bindings else ["no RoleBinding for the workers"]))
+vaps = {p["metadata"]["name"]: p for p in by_kind.get("ValidatingAdmissionPolicy", [])}
+vap_bindings = by_kind.get("ValidatingAdmissionPolicyBinding", [])
+rule("the worker's patch is narrowed by an admission policy (its own pod, the deletion cost only) that fails closed and denies",
+     [None if any(b["spec"]["policyName"] in vaps and b["spec"].get("validationActions") == ["Deny"]
+                  and vaps[b["spec"]["policyName"]]["spec"].get("failurePolicy") == "Fail"
+                  and "system:serviceaccount:deskgate-workers:deskgate-worker" in json.dumps(vaps[b["spec"]["policyName"]]["spec"].get("matchConditions"))
+                  and "authentication.kubernetes.io/pod-name" in json.dumps(vaps[b["spec"]["policyName"]]["spec"].get("validations"))
+                  for b in vap_bindings) else "no such policy bound"])
 rule("only the workers run as root, with exactly SETUID SETGID CHOWN DAC_OVERRIDE FOWNER KILL",
      [None if (i["metadata"]["name"] == "deskgate-worker") == (c.get("securityContext", {}).get("runAsUser", s.get("securityContext", {}).get("runAsUser")) == 0)
       and (i["metadata"]["name"] != "deskgate-worker" or sorted(c["securityContext"]["capabilities"].get("add", [])) == sorted(["SETUID", "SETGID", "CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL"]))
@@ -85,9 +119,18 @@ rule("NetworkPolicy: only the gateway takes traffic from anywhere, on 7420 only"
       and all(port["port"] == 7420 for r in p["spec"]["ingress"] for port in r.get("ports", [])) else name(p) for p in open_ingress]
      + ([] if open_ingress else ["no policy admits clients to the gateway"]))
 worker_egress = [r for p in policies if p["metadata"]["namespace"] == "deskgate-workers" and p["metadata"]["name"] not in ("dns", "desktop-egress") for r in p["spec"].get("egress", [])]
-rule("NetworkPolicy: workers (and their desktops) reach Redis on 6379 only, besides DNS and the optional desktop-egress",
-     [None if all(port["port"] == 6379 for port in r.get("ports", [])) and r.get("ports") else json.dumps(r) for r in worker_egress]
-     + ([] if worker_egress else ["no egress to Redis"]))
+def redis_rule(r):
+    return r.get("ports") and all(port["port"] == 6379 for port in r["ports"]) and all("podSelector" in peer for peer in r.get("to", [{}]))
+def api_server_rule(r):
+    return (r.get("ports") and all(port["port"] in (443, 6443) for port in r["ports"])
+            and r.get("to") and all(set(peer) == {"ipBlock"} and peer["ipBlock"]["cidr"].endswith("/32") and not peer["ipBlock"].get("except") for peer in r["to"]))
+rule("NetworkPolicy: workers (and their desktops) reach Redis on 6379 and the API server's addresses (/32) on 443/6443 only, besides DNS and the optional desktop-egress",
+     [None if redis_rule(r) or api_server_rule(r) else json.dumps(r) for r in worker_egress]
+     + ([] if any(redis_rule(r) for r in worker_egress) else ["no egress to Redis"]))
+worker_ingress = [r for p in policies if p["metadata"]["namespace"] == "deskgate-workers" for r in p["spec"].get("ingress", [])]
+rule("NetworkPolicy: workers take traffic only on their health port 7421, from a namespace selected by label",
+     [None if r.get("from") and all(set(peer) == {"namespaceSelector"} and peer["namespaceSelector"].get("matchLabels") for peer in r["from"])
+      and r.get("ports") and all(port["port"] == 7421 for port in r["ports"]) else json.dumps(r) for r in worker_ingress])
 exposed = [s for s in by_kind.get("Service", []) if s["spec"].get("type", "ClusterIP") != "ClusterIP"]
 rule("no Service is exposed outside the cluster by the manifests (an Ingress or load balancer is the operator's choice)", [name(s) for s in exposed])
 

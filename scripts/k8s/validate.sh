@@ -2,8 +2,9 @@
 # The manifests' checks, in the test command: both overlays of deploy/k8s rendered, validated
 # offline (kubeconform -strict on the Kubernetes 1.34 schemas), dry-run against a real API
 # server (etcd + kube-apiserver on loopback, started and stopped here) with no Pod Security
-# warning, Pod Security shown to refuse what it must, and deskgate's own rules
-# (scripts/k8s/check-rendered.py). Prints TAP with `# pass N` / `# fail N` counts.
+# warning, Pod Security shown to refuse what it must, deskgate's own rules
+# (scripts/k8s/check-rendered.py) and the workers' API rights exercised on that server
+# (scripts/k8s/check-worker-rbac.sh). Prints TAP with `# pass N` / `# fail N` counts.
 # The tools are built once into .deskgate/k8s (scripts/k8s/build-tools.sh validate, ~3.5 min
 # cold); run that first in the background to overlap it with other suites.
 set -uo pipefail
@@ -80,6 +81,13 @@ PY
   elif grep -q 'violates PodSecurity "restricted' "$work/out"; then report ok "Pod Security: a worker pod is refused in deskgate (restricted)"
   else report "not ok" "Pod Security: a worker pod is refused in deskgate (restricted), for Pod Security" "$work/out"; fi
   check "Pod Security: a worker pod is admitted in deskgate-workers (baseline)" kubectl create --dry-run=server -n deskgate-workers -f "$work/worker-pod.json"
+  # The worker's API rights for real: its own pod's deletion cost, and nothing else.
+  while IFS= read -r line; do
+    case $line in
+      "ok - "*) report ok "${line#ok - }" ;;
+      *) echo "${line#not ok - }" >"$work/out"; report "not ok" "${line#not ok - }" "$work/out" ;;
+    esac
+  done < <(scripts/k8s/check-worker-rbac.sh "$work/local.yaml" 2>&1 || echo "not ok - check-worker-rbac.sh failed")
 fi
 
 echo "1..$count"
