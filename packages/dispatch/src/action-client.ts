@@ -12,7 +12,7 @@ import { actionReply, type ActionReply, type ActionRequest } from './action-prot
 import { DesktopLocks, EPOCH_RETENTION_MS, LOCK_LEASE_MS, LockHeldError, type LockHolder } from './desktop-lock.ts';
 import { keys } from './keys.ts';
 import { scriptsOf } from './scripts.ts';
-import { isRedisUnavailable } from './redis-connection.ts';
+import { isRedisUnavailable, RedisUnavailableError } from './redis-connection.ts';
 
 /** A call in flight fails with `unavailable` once Redis has been unreachable this long (its reply cannot arrive). */
 export const IN_FLIGHT_UNREACHABLE_MS = 3000;
@@ -98,6 +98,12 @@ export class ActionClient {
     try {
       [queued, ...detail] = await this.enqueue(options, request);
     } catch (error) {
+      // Sent, but answered too late: Redis may have queued it all the same, and then the
+      // worker runs it. Its reply (or the in-flight watch's verdict) is the only honest answer;
+      // "nothing was done" would not be.
+      if (error instanceof RedisUnavailableError && error.maySucceedLate) {
+        return this.awaitReply(id, options, { epoch: 0, controller: options.controller }, reply);
+      }
       this.pending.delete(id);
       throw error;
     }

@@ -5,7 +5,7 @@ import { ActionClient } from './action-client.ts';
 import type { ActionRequest } from './action-protocol.ts';
 import { ActionServer } from './action-server.ts';
 import { keys } from './keys.ts';
-import { createRedis } from './redis-connection.ts';
+import { createRedis, RedisUnavailableError } from './redis-connection.ts';
 import { usePrivateRedis } from './test-support/private-redis.ts';
 
 const db = usePrivateRedis();
@@ -22,14 +22,14 @@ function countWrites(connection: Redis): { count: () => number } {
   return { count: () => writes };
 }
 
-async function worker(desktopId: string, handled: ActionRequest[]) {
+async function worker(desktopId: string, handled: ActionRequest[], onError: (error: unknown) => void = (error) => assert.fail(String(error))) {
   const main = createRedis(db.server.url, 'worker');
   const reader = main.duplicate();
   await Promise.all([main.ping(), reader.ping()]);
   const actionServer = new ActionServer(main, reader, desktopId, async (request) => {
     handled.push(request);
     return { result: { content: [{ type: 'text', text: `ran ${request.id}` }] }, timings: {} };
-  }, (error) => assert.fail(String(error)));
+  }, onError);
   return { main, reader, actionServer };
 }
 
@@ -119,6 +119,63 @@ test('actions queued faster than they run are each claimed once, in order, none 
     assert.equal(new Set(handled.map((r) => r.id)).size, 200);
   } finally {
     await client.close();
+    await w.actionServer.close();
+    w.main.disconnect();
+  }
+});
+
+/** Holds every write command (scripts and blocking pops included) for `ms`: Redis answers late, then runs them all. */
+const pauseWrites = (ms: number) => db.redis.call('CLIENT', 'PAUSE', String(ms), 'WRITE');
+
+test('a claim answered past its deadline (Redis held up) loses nothing: the next claim hands the popped request over, and it runs once', async () => {
+  const d = 'srv-late-claim';
+  const replyTo = 'deskgate:test:replies:late-claim';
+  const entry = JSON.stringify({ id: 'late', replyTo, tenant: 't', session: 's', tool: 'left_click', args: {}, deadline: Date.now() + 10_000, sentAt: Date.now() });
+  await db.redis.set(keys.desktopLock(d), '1|k1');
+  await db.redis.rpush(keys.desktopActions(d), `1|${entry}`);
+  const handled: string[] = [];
+  const errors: unknown[] = [];
+  const main = createRedis(db.server.url, 'worker');
+  const reader = main.duplicate();
+  await Promise.all([main.ping(), reader.ping()]);
+  // The worker's first claim is sent while Redis holds writes for 1.5 s: it pops the entry, but
+  // its answer arrives after the 1 s command deadline.
+  await pauseWrites(1500);
+  const server = new ActionServer(main, reader, d, async (request) => {
+    handled.push(request.id);
+    return { result: { content: [{ type: 'text', text: 'ran' }] }, timings: {} };
+  }, (error) => errors.push(error));
+  try {
+    const popped = await db.redis.blpop(replyTo, 10);
+    assert.ok(popped, 'the request was answered');
+    assert.equal((JSON.parse(popped[1]) as { id: string }).id, 'late');
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // more claims: nothing is handed over twice
+    assert.deepEqual(handled, ['late'], 'run once');
+    assert.equal(await db.redis.llen(keys.desktopActions(d)), 0);
+    assert.ok(errors.some((error) => error instanceof RedisUnavailableError && /got no answer within/.test(error.message)), 'the late claim was reported');
+  } finally {
+    await server.close();
+    main.disconnect();
+  }
+});
+
+test('an enqueue answered past its deadline is not reported as "nothing was done": the call waits for the reply the worker sends', async () => {
+  const d = 'srv-late-enqueue';
+  await db.redis.set(keys.desktopAlive(d), '1');
+  const handled: ActionRequest[] = [];
+  // The worker's own claim is held up too: a late claim is expected, nothing else.
+  const w = await worker(d, handled, (error) => assert.ok(error instanceof RedisUnavailableError, String(error)));
+  const gateway = createRedis(db.server.url, 'gateway');
+  const client = new ActionClient(gateway);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the worker is waiting
+    await pauseWrites(1500);
+    const reply = await client.send({ desktopId: d, tenant: 't', session: 's', tool: 'key', args: {}, timeoutMs: 10_000, controller: 'k1' });
+    assert.equal(textOf(reply), `ran ${handled[0]!.id}`);
+    assert.equal(handled.length, 1, 'run once');
+  } finally {
+    await client.close();
+    gateway.disconnect();
     await w.actionServer.close();
     w.main.disconnect();
   }

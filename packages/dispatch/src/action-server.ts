@@ -2,13 +2,19 @@
  * Worker side of the action channel, one per desktop: claim a request, skip it when its
  * caller has already given up or its lock epoch is stale, run it, push the reply.
  *
- * The claim is one script (lua/claimAction-2.lua): it pops the request (popping is what makes
+ * The claim is one script (lua/claimAction-3.lua): it pops the request (popping is what makes
  * the channel at-most-once: a crash after the pop loses the request instead of replaying it)
  * and compares its epoch with the desktop lock's in the same atomic step, so the fence costs
  * no round trip of its own. A script cannot block, so the worker waits with a blocking command
  * that leaves the list as it is (BLMOVE of the list onto itself, LEFT LEFT: it returns once an
  * entry is there) and sends the claim in the same write, right behind it: Redis runs the claim
  * as soon as the wait returns, and a request reaches the worker in one round trip.
+ *
+ * A claim whose answer comes too late (past the command deadline: Redis or the host stalled)
+ * may have popped a request the worker never saw. Each pop is numbered and recorded, and every
+ * claim sends the number of the last one received, so the next claim hands such a request over
+ * instead of leaving its caller to wait out its whole timeout; it is sent at once, without the
+ * wait in front of it.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import { errorResult } from '@deskgate/computer-use';
@@ -27,13 +33,19 @@ export interface HandledAction extends Omit<ActionReply, 'id'> {
 export type ActionHandler = (request: ActionRequest) => Promise<HandledAction>;
 
 const REPLY_TTL_SECONDS = 60;
+/** How long a desktop's claim record is kept: far past any call's deadline (a request found later is refused as expired). */
+const CLAIM_RECORD_MS = 10 * 60 * 1000;
 
-/** lua/claimAction-2.lua's answer: nothing queued | run it | refuse it (stale epoch) | unreadable entry. */
-type Claim = [0] | [1, string, number] | [-1, string, number, number] | [-2, string];
+/** lua/claimAction-3.lua's answer, the claim's number last: nothing queued | run it | refuse it (stale epoch) | unreadable entry. */
+type Claim = [0] | [1, string, number, number] | [-1, string, number, number, number] | [-2, string, number];
 
 export class ActionServer {
   private running = true;
   private readonly loop: Promise<void>;
+  /** The number of the last claim whose answer arrived (lua/claimAction-3.lua). */
+  private received = 0;
+  /** The last claim failed: the next one is sent without waiting first, to pick up what it may have popped. */
+  private claimFailed = false;
 
   constructor(
     private readonly redis: Redis,
@@ -57,10 +69,16 @@ export class ActionServer {
 
   /** Waits for the next request (up to `waitSeconds`) and claims it: the claim script's answer. */
   private async claim(queue: string, lock: string, waitSeconds: number): Promise<Claim> {
-    const answers = await queueScript(pipelineOf(this.reader).blmove(queue, queue, 'LEFT', 'LEFT', waitSeconds), 'claimAction', queue, lock).exec();
-    const [claimError, claimed] = answers?.[1] ?? [new Error('the claim got no answer')];
+    const wait = !this.claimFailed;
+    const pipeline = wait ? pipelineOf(this.reader).blmove(queue, queue, 'LEFT', 'LEFT', waitSeconds) : pipelineOf(this.reader);
+    this.claimFailed = true; // until its answer arrives
+    const answers = await queueScript(pipeline, 'claimAction', queue, lock, keys.desktopClaimed(this.desktopId), this.received, CLAIM_RECORD_MS).exec();
+    const [claimError, claimed] = answers?.[wait ? 1 : 0] ?? [new Error('the claim got no answer')];
     if (claimError) throw claimError;
-    return claimed as Claim;
+    this.claimFailed = false;
+    const claim = claimed as Claim;
+    if (claim[0] !== 0) this.received = claim[claim.length - 1] as number;
+    return claim;
   }
 
   /** Claims requests until closed; a claim that fails (Redis unreachable) is retried, the outage reported once. */
@@ -89,7 +107,8 @@ export class ActionServer {
       this.onError(new Error(`dropped an action entry that is not "<epoch>|<request>": ${claimed[1].slice(0, 200)}`));
       return;
     }
-    const [verdict, body, epoch, lockEpoch] = claimed;
+    const [verdict, body, epoch] = claimed;
+    const lockEpoch = verdict === -1 ? claimed[3] : 0;
     let request: ActionRequest;
     try {
       request = actionRequest.parse({ ...(JSON.parse(body) as object), epoch });

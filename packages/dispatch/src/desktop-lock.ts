@@ -3,7 +3,7 @@
  * lock is taken (or renewed) atomically with every enqueue (lua/enqueueAction-4.lua), its
  * lease is renewed while a call is in flight, and it lapses when the holder stops acting —
  * a controller that died frees the desktop one lease later. Each taking of the lock gets a
- * fencing epoch; the worker's claim (lua/claimAction-2.lua) refuses a request carrying an
+ * fencing epoch; the worker's claim (lua/claimAction-3.lua) refuses a request carrying an
  * epoch that is no longer the lock's, so an action queued under a lapsed lease never runs
  * after another controller took over. The Lua side parses the lock in lua/includes/lock.lua.
  */

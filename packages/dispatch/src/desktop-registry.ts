@@ -46,6 +46,6 @@ export class DesktopRegistry {
   }
 
   async remove(id: string): Promise<void> {
-    await this.redis.del(keys.desktop(id), keys.desktopAlive(id), keys.desktopActions(id), keys.desktopLock(id), keys.desktopEpoch(id));
+    await this.redis.del(keys.desktop(id), keys.desktopAlive(id), keys.desktopActions(id), keys.desktopLock(id), keys.desktopEpoch(id), keys.desktopClaimed(id));
   }
 }

@@ -15,6 +15,8 @@ export const keys = {
   desktopLock: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:lock`,
   /** The desktop's fencing counter: INCR'd each time a controller takes the lock. */
   desktopEpoch: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:epoch`,
+  /** The worker's last claim on the desktop's action list, "<number>|<entry>" (lua/claimAction-3.lua). */
+  desktopClaimed: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:claimed`,
   replies: (gatewayId: string) => `${PREFIX}:replies:${gatewayId}`,
   approvals: (tenant: string) => `${PREFIX}:tenant:${tenant}:approvals`,
   approvalDecision: (id: string) => `${PREFIX}:approval:${id}:decision`,

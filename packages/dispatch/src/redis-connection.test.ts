@@ -105,6 +105,7 @@ test('a command that failed while Redis was down is never sent after the reconne
     probe.options.enableOfflineQueue = true;
     const error = await probe.set('rc:dropped', 'ran').then(() => undefined, (e: unknown) => e);
     assert.ok(isRedisUnavailable(error), String(error));
+    assert.notEqual((error as Partial<RedisUnavailableError>).maySucceedLate, true, 'it never left this process: "nothing was done" holds');
     await other.startAgain();
     await until('the reconnect', async () => (await probe.ping()) === 'PONG', 3000);
     await sleep(100);

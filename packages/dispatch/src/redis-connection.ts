@@ -51,8 +51,14 @@ export const UNAVAILABLE_MESSAGE = "deskgate's state store (Redis) cannot be rea
 /** A Redis command failed because Redis could not be reached (or did not answer in time). */
 export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';
-  constructor(reason: string, options?: { cause?: unknown }) {
+  /**
+   * The command had been sent when its deadline passed: Redis may still run it (a slow Redis
+   * answers late), so "nothing was done" cannot be promised. False when it never left this process.
+   */
+  readonly maySucceedLate: boolean;
+  constructor(reason: string, options?: { cause?: unknown; maySucceedLate?: boolean }) {
     super(`Redis unavailable: ${reason}`, options);
+    this.maySucceedLate = options?.maySucceedLate ?? false;
   }
 }
 
@@ -125,7 +131,8 @@ export function createRedis(url: string, role: RedisRole, overrides: DeskgateRed
 }
 
 const ARMED = Symbol('deskgate.commandDeadline');
-type TimedCommand = Command & { [ARMED]?: true; promise: Promise<unknown> };
+const SENT = Symbol('deskgate.commandSent');
+type TimedCommand = Command & { [ARMED]?: true; [SENT]?: true; promise: Promise<unknown> };
 
 export class DeskgateRedis extends Redis {
   private readonly commandTimeoutMs: number;
@@ -152,6 +159,8 @@ export class DeskgateRedis extends Redis {
     const timed = command as TimedCommand;
     // Its caller already got an error: sending it now (a resend, an offline-queue flush) would run it unasked.
     if (!stream && timed.isSettled) return timed.promise;
+    // Written to the socket now (not parked in the offline queue): from here on Redis may run it.
+    if (stream || this.status === 'ready') timed[SENT] = true;
     if (!timed[ARMED] && this.commandTimeoutMs > 0 && !Command.checkFlag('BLOCKING_COMMANDS', command.name)) {
       timed[ARMED] = true;
       const ms = this.commandTimeoutMs;
@@ -173,7 +182,7 @@ export class DeskgateRedis extends Redis {
             timer.unref();
             return;
           }
-          timed.reject(new RedisUnavailableError(`${command.name} got no answer within ${extended ? 2 * ms : ms} ms`));
+          timed.reject(new RedisUnavailableError(`${command.name} got no answer within ${extended ? 2 * ms : ms} ms`, { maySucceedLate: timed[SENT] === true }));
         });
       };
       timer = setTimeout(expire, ms);

@@ -21,7 +21,7 @@ test('the table is the lua/ directory: every script is listed once, its key coun
   assert.deepEqual([...SCRIPT_FILES].sort(), onDisk.sort());
   const byName = Object.fromEntries(scriptDefinitions().map((d) => [d.name, d.numberOfKeys]));
   assert.equal(byName.enqueueAction, 4);
-  assert.equal(byName.claimAction, 2);
+  assert.equal(byName.claimAction, 3);
   assert.equal(byName.markSessionCreator, 1);
 });
 
@@ -32,7 +32,7 @@ test('the lock include is inlined, once, into every script that reads the lock, 
     const copies = lua.match(/local function parseLock\(/g)?.length ?? 0;
     assert.equal(copies, readsLock.includes(name) ? 1 : 0, `${name}: parseLock inlined ${copies} times`);
     // No script parses the lock by hand any more.
-    if (readsLock.includes(name)) assert.equal(lua.match(/string\.find\([^)]*'\|'/g)?.length ?? 0, name === 'claimAction' ? 2 : 1, `${name}: one place splits at "|"`);
+    if (readsLock.includes(name)) assert.equal(lua.match(/string\.find\([^)]*'\|'/g)?.length ?? 0, name === 'claimAction' ? 3 : 1, `${name}: one place splits at "|"`);
   }
 });
 
@@ -43,9 +43,14 @@ test('every script runs by SHA, and still runs after Redis lost its scripts (SCR
     const d = 'scripts-sha';
     await connection.set(keys.desktopAlive(d), '1');
     await connection.hset(keys.session('t', 's'), 'desktop', d);
+    let received = 0;
     const calls: Record<ScriptName, () => Promise<unknown>> = {
       enqueueAction: () => scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), '{"id":"x"}', 'k1', 5000, 60_000),
-      claimAction: () => scripts.claimAction(keys.desktopActions(d), keys.desktopLock(d)),
+      claimAction: async () => {
+        const claim = (await scripts.claimAction(keys.desktopActions(d), keys.desktopLock(d), keys.desktopClaimed(d), received, 60_000)) as number[];
+        if (claim[0] !== 0) received = claim.at(-1)!;
+        return claim;
+      },
       claimLock: () => scripts.claimLock(keys.desktopLock(d), keys.desktopEpoch(d), 'k1', 5000, 60_000),
       renewLock: () => scripts.renewLock(keys.desktopLock(d), 1, 'k1', 5000),
       releaseLock: () => scripts.releaseLock(keys.desktopLock(d), 'k1'),
@@ -68,7 +73,7 @@ test('every script runs by SHA, and still runs after Redis lost its scripts (SCR
     assert.equal((afterCalls.evalsha ?? 0) - (before.evalsha ?? 0), SCRIPT_FILES.length, 'one EVALSHA per call');
     assert.equal((afterCalls.eval ?? 0) - (before.eval ?? 0), 0, 'no call sent its source');
     // The first round ended with releaseLock, so this enqueue took the lock again, at epoch 2.
-    assert.deepEqual(outcomes.claimAction, [1, '{"id":"x"}', 2], 'the queued entry is claimed under the current epoch');
+    assert.deepEqual(outcomes.claimAction, [1, '{"id":"x"}', 2, 2], 'the queued entry is claimed under the current epoch, as the second claim');
 
     await connection.script('FLUSH');
     const flushed = await commandCalls(connection);
@@ -94,8 +99,8 @@ test('the enqueue keeps the epoch out of the request: the request is stored as s
   assert.deepEqual(await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, controller, 5000, 60_000), [1, 1]);
   const [, holder] = (await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, 'k1/x"}', 5000, 60_000)) as [number, string];
   assert.equal(holder, controller, 'a controller that is a prefix of the holder is another controller');
-  const claimed = await scripts.claimAction(keys.desktopActions(d), keys.desktopLock(d));
-  assert.deepEqual(claimed, [1, request, 1], 'claimed as sent, with the epoch beside it');
+  const claimed = await scripts.claimAction(keys.desktopActions(d), keys.desktopLock(d), keys.desktopClaimed(d), 0, 60_000);
+  assert.deepEqual(claimed, [1, request, 1, 1], 'claimed as sent, with the epoch beside it');
   assert.equal(await scripts.renewLock(keys.desktopLock(d), 1, controller, 5000), 1);
   assert.equal(await scripts.renewLock(keys.desktopLock(d), 1, 'k1/x"}', 5000), 0);
   assert.equal(await scripts.releaseLock(keys.desktopLock(d), controller), 1);
@@ -106,14 +111,37 @@ test('the claim pops and fences in one step: a stale entry, a lapsed lease, the 
   const d = 'scripts-claim';
   const list = keys.desktopActions(d);
   const lock = keys.desktopLock(d);
-  assert.deepEqual(await scripts.claimAction(list, lock), [0]);
+  const claim = (received: number) => scripts.claimAction(list, lock, keys.desktopClaimed(d), received, 60_000);
+  assert.deepEqual(await claim(0), [0]);
   await db.redis.set(lock, '5|k1');
   await db.redis.rpush(list, '4|{"id":"old"}', '5|{"id":"now"}', JSON.stringify({ id: 'legacy', epoch: 5 }), JSON.stringify({ id: 'legacy-old', epoch: 3 }), 'garbage');
-  assert.deepEqual(await scripts.claimAction(list, lock), [-1, '{"id":"old"}', 4, 5]);
-  assert.deepEqual(await scripts.claimAction(list, lock), [1, '{"id":"now"}', 5]);
-  assert.deepEqual(await scripts.claimAction(list, lock), [1, '{"id":"legacy","epoch":5}', 5]);
+  assert.deepEqual(await claim(0), [-1, '{"id":"old"}', 4, 5, 1]);
+  assert.deepEqual(await claim(1), [1, '{"id":"now"}', 5, 2]);
+  assert.deepEqual(await claim(2), [1, '{"id":"legacy","epoch":5}', 5, 3]);
   await db.redis.del(lock);
-  assert.deepEqual(await scripts.claimAction(list, lock), [-1, '{"id":"legacy-old","epoch":3}', 3, 0], 'nobody holds the lock: refused');
-  assert.deepEqual(await scripts.claimAction(list, lock), [-2, 'garbage']);
+  assert.deepEqual(await claim(3), [-1, '{"id":"legacy-old","epoch":3}', 3, 0, 4], 'nobody holds the lock: refused');
+  assert.deepEqual(await claim(4), [-2, 'garbage', 5]);
   assert.equal(await db.redis.llen(list), 0, 'every entry was popped exactly once');
+  assert.deepEqual(await claim(5), [0]);
+});
+
+test('a pop whose answer never reached the worker is handed over by the next claim, once; nothing else is', async () => {
+  const scripts = scriptsOf(db.redis);
+  const d = 'scripts-claim-lost';
+  const list = keys.desktopActions(d);
+  const lock = keys.desktopLock(d);
+  const claim = (received: number) => scripts.claimAction(list, lock, keys.desktopClaimed(d), received, 60_000);
+  await db.redis.set(lock, '1|k1');
+  await db.redis.rpush(list, '1|{"id":"a"}', '1|{"id":"b"}');
+  assert.deepEqual(await claim(0), [1, '{"id":"a"}', 1, 1]);
+  // Its answer was lost: the worker still says it received nothing.
+  assert.deepEqual(await claim(0), [1, '{"id":"a"}', 1, 1], 'the lost pop, handed over again');
+  assert.deepEqual(await db.redis.lrange(list, 0, -1), ['1|{"id":"b"}'], 'and not popped twice');
+  assert.deepEqual(await claim(1), [1, '{"id":"b"}', 1, 2], 'received: the next entry');
+  assert.deepEqual(await claim(2), [0], 'a pop already received is never handed over again');
+  // The record expired (a desktop idle past it): numbering goes on from what the worker received.
+  await db.redis.del(keys.desktopClaimed(d));
+  await db.redis.rpush(list, '1|{"id":"c"}');
+  assert.deepEqual(await claim(2), [1, '{"id":"c"}', 1, 3]);
+  assert.ok((await db.redis.pttl(keys.desktopClaimed(d))) > 0, 'the record is kept for a bounded time');
 });
