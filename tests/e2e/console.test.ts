@@ -5,7 +5,10 @@
  * page, takeover (the agent refused while the person's click lands in the probe app, both in
  * the timeline with their actor, the agent told the screen changed after the hand-back), an
  * approval made in the page releasing the agent's waiting request_access, the kill switch
- * with who flipped it, and the timeline's filter and export. Screenshots go to docs/console/.
+ * with who flipped it (in the page or through the REST API), and the timeline's filter, export
+ * and frames paired by call id. Approvals and sessions are pushed to every open page of the
+ * tenant across two gateways, without the page asking again, and to no other tenant's page.
+ * Screenshots go to docs/console/.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
@@ -14,8 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
+import { EVENT_STREAM_LIMITS } from '../../services/gateway/src/console/event-routes.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { cookieHeader, keepScreenshot, launchChromium, logLivePixel, monotonicToWall, openConsole, originOf, shownPixels, signIn, signInError, type ShownPixel } from '../support/console.ts';
 import { desktopOf } from '../support/desktops.ts';
@@ -30,14 +34,17 @@ let stack: Stack;
 let redis: Redis;
 let browser: Browser;
 let origin: string;
+/** The second gateway's: the pushed updates cross gateways. */
+let origin2: string;
 let agent: McpConnection;
 let probe: Probe;
 const SESSION = 'console-e2e';
 
 before(async () => {
-  stack = await startStack({ env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_POLICY_FILE: policyFile, DESKGATE_DESKTOP_SIZE: '1280x800', DESKGATE_CONSOLE_SHARE_SECONDS: '10' }, tenant: 'consoletest', logDir: dir });
+  stack = await startStack({ env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_POLICY_FILE: policyFile, DESKGATE_DESKTOP_SIZE: '1280x800', DESKGATE_CONSOLE_SHARE_SECONDS: '10', DESKGATE_MAX_DESKTOPS: '3' }, tenant: 'consoletest', logDir: dir, gateways: 2 });
   redis = new Redis(stack.redisUrl);
   origin = originOf(stack.mcpUrl);
+  origin2 = originOf(stack.mcpUrls[1]!);
   browser = await launchChromium();
   agent = await connect('2026-07-28', `${stack.mcpUrl}/${SESSION}`, stack.apiKey);
   const granted = await agent.call('request_access', { apps: ['DeskgateProbe'], reason: 'console end-to-end test' });
@@ -125,7 +132,7 @@ describe('signed in as an operator', () => {
     await agent.call('screenshot');
     await page.goto(`${origin}/console#/sessions`);
     const row = page.locator(`tr[data-session="${SESSION}"]`, { hasText: 'screenshot · ok' });
-    await row.waitFor(); // the page reloads every 2 s; the audit entry is written just after the reply
+    await row.waitFor(); // pushed: the audit entry, written just after the reply, tells the page
     const text = (await row.textContent()) ?? '';
     assert.match(text, /1280×800/);
     assert.match(text, /DeskgateProbe \(/);
@@ -211,6 +218,28 @@ describe('signed in as an operator', () => {
     assert.ok(body.entries.some((e) => e.actor.type === 'person') && body.entries.some((e) => e.actor.type === 'agent'));
   });
 
+  test('timeline frames are paired with their call by id: two screenshots answered together each get their own frame', async () => {
+    const [a, b] = await Promise.all([agent.call('screenshot'), agent.call('screenshot')]);
+    assert.ok(!a.isError && !b.isError, `${textOf(a)} ${textOf(b)}`);
+    const cookie = await cookieHeader(context, origin);
+    type Entry = { tool: string; actionId?: string; frameId: string | null };
+    let newest: Entry[] = [];
+    for (let tries = 0; tries < 100; tries++) {
+      const body = (await (await fetch(`${origin}/console/api/sessions/${SESSION}/audit/export`, { headers: { cookie } })).json()) as { entries: Entry[] };
+      newest = body.entries.slice(0, 2);
+      if (newest.length === 2 && newest.every((e) => e.tool === 'screenshot' && e.frameId)) break;
+      await sleep(100); // the worker keeps each frame just after it answered
+    }
+    assert.deepEqual(newest.map((e) => e.tool), ['screenshot', 'screenshot']);
+    for (const entry of newest) assert.match(entry.actionId ?? '', /^[0-9a-f-]{36}$/, 'every audited call has an id');
+    assert.notEqual(newest[0]!.actionId, newest[1]!.actionId);
+    assert.notEqual(newest[0]!.frameId, newest[1]!.frameId, 'each call its own frame');
+    // Each frame was kept by the worker under the id of the call the entry records.
+    const frames = await redis.xrange(`deskgate:audit:${stack.tenant}:${SESSION}:frames`, '-', '+');
+    const actionOfFrame = new Map(frames.map(([id, fields]) => [id, fields[fields.indexOf('action') + 1]]));
+    for (const entry of newest) assert.equal(actionOfFrame.get(entry.frameId!), entry.actionId);
+  });
+
   test('kill switch: flipped in the page, the agent is refused, the page says who flipped it and when', async () => {
     await page.goto(`${origin}/console#/killswitch`);
     await page.click('button.danger');
@@ -224,30 +253,155 @@ describe('signed in as an operator', () => {
     await sleep(600);
     assert.ok(!(await agent.call('screenshot')).isError);
   });
+
+  test('kill switch: a flip through the REST API shows in the page with its key id (never the key) and when', async () => {
+    const { keyId } = (await new ApiKeyStore(redis).verify(stack.operatorKey))!;
+    const rest = (on: boolean) => fetch(`${origin2}/v1/killswitch`, { method: 'PUT', headers: { authorization: `Bearer ${stack.operatorKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ on }) });
+    const before = Date.now();
+    const answer = await rest(true);
+    assert.equal(answer.status, 200);
+    const state = (await answer.json()) as { tenant: boolean; lastFlip: { keyId: string; via: string; at: number } };
+    assert.deepEqual([state.tenant, state.lastFlip.keyId, state.lastFlip.via], [true, keyId, 'api']);
+    assert.ok(state.lastFlip.at >= before && state.lastFlip.at <= Date.now());
+    try {
+      await page.goto(`${origin}/console#/killswitch`);
+      await page.reload();
+      await page.waitForSelector('.kill-switch.on');
+      const text = (await page.textContent('.last-flip')) ?? '';
+      assert.match(text, new RegExp(`Switched on by operator key ${keyId} through the REST API at `));
+      assert.ok(!text.includes(stack.operatorKey), 'the key itself is never shown');
+      assert.doesNotMatch(text, /outside the console/);
+    } finally {
+      assert.equal((await rest(false)).status, 200);
+    }
+    await sleep(600); // the switch is cached for half a second
+  });
 });
 
-test('approvals: a human-mode request appears in the page; approving it there releases the agent\'s waiting request_access', async () => {
-  const keysOf = new ApiKeyStore(redis);
-  const humansAgent = await connect('2026-07-28', `${stack.mcpUrl}/asks`, (await keysOf.create('humans', 'agent')).key);
-  const approver = (await keysOf.create('humans', 'approver', 'approver')).key;
-  const { context, page } = await openConsole(browser, origin);
-  try {
-    await signIn(page, approver);
-    assert.equal(await page.locator('nav >> text=Kill switch').count(), 0, 'an approver is not offered the kill switch');
-    assert.equal(await page.locator('nav >> text=Sessions').count(), 0, 'nor the sessions');
-    const waiting = humansAgent.call('request_access', { apps: ['DeskgateProbe'], reason: 'needs the probe for a console test' });
-    const card = page.locator('section.approval', { hasText: 'needs the probe for a console test' });
-    await card.waitFor({ timeout: 60_000 });
-    assert.match((await card.textContent()) ?? '', /DeskgateProbe/);
-    await keepScreenshot(page, 'approvals');
-    await card.locator('button.approve').click();
-    const result = await waiting;
-    assert.ok(!result.isError, textOf(result));
-    assert.match(textOf(result), /DeskgateProbe/);
-  } finally {
-    await context.close();
-    await humansAgent.close();
-  }
+/** Records the console API requests a page makes from now on (its pushed updates must need none). */
+function consoleRequests(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/console/api/')) seen.push(`${request.method()} ${new URL(request.url()).pathname}`);
+  });
+  return seen;
+}
+
+/** Resolves once the page's update stream has delivered its snapshot. */
+const snapshotShown = (page: Page) => page.waitForFunction(() => (window as unknown as { deskgateEvents?: { snapshots: number } }).deskgateEvents?.snapshots! > 0);
+interface SeenEvent { event: string; tenant: string | null; session: string | null; id: string | null }
+/** What the page's update stream delivered so far (its snapshots included). */
+const eventsSeen = (page: Page) => page.evaluate(() => (window as unknown as { deskgateEvents: { seen: SeenEvent[] } }).deskgateEvents.seen);
+
+describe('pushed to every page of the tenant, across gateways, and to no other tenant', () => {
+  let humansAgent: McpConnection;
+  let humansOperator: string;
+  let approver: string;
+  let otherTenant: Awaited<ReturnType<typeof openConsole>>;
+  before(async () => {
+    const keysOf = new ApiKeyStore(redis);
+    humansAgent = await connect('2026-07-28', `${stack.mcpUrl}/asks`, (await keysOf.create('humans', 'agent')).key);
+    approver = (await keysOf.create('humans', 'approver', 'approver')).key;
+    humansOperator = (await keysOf.create('humans', 'operator', 'operator')).key;
+    // An operator of another tenant (the stack's), watching its own approvals and sessions.
+    otherTenant = await openConsole(browser, origin);
+    await signIn(otherTenant.page, stack.operatorKey);
+  });
+  after(async () => {
+    await otherTenant?.context.close();
+    await humansAgent?.close();
+  });
+
+  test('approvals: a human-mode request appears in an open page without it asking; approved in a page on the other gateway, it goes from the first', async () => {
+    const first = await openConsole(browser, origin);
+    const second = await openConsole(browser, origin2);
+    try {
+      await signIn(first.page, approver);
+      assert.equal(await first.page.locator('nav >> text=Kill switch').count(), 0, 'an approver is not offered the kill switch');
+      assert.equal(await first.page.locator('nav >> text=Sessions').count(), 0, 'nor the sessions');
+      await signIn(second.page, humansOperator);
+      await second.page.goto(`${origin2}/console#/approvals`);
+      await otherTenant.page.goto(`${origin}/console#/approvals`);
+      await Promise.all([first.page, second.page, otherTenant.page].map(snapshotShown));
+      const asked = consoleRequests(first.page);
+      const otherSeen = (await eventsSeen(otherTenant.page)).length;
+
+      const waiting = humansAgent.call('request_access', { apps: ['DeskgateProbe'], reason: 'needs the probe for a console test' });
+      const cardIn = (page: Page) => page.locator('section.approval', { hasText: 'needs the probe for a console test' });
+      await cardIn(first.page).waitFor({ timeout: 60_000 });
+      await cardIn(second.page).waitFor();
+      const approvalId = await cardIn(first.page).getAttribute('data-approval');
+      assert.match((await cardIn(first.page).textContent()) ?? '', /DeskgateProbe/);
+      await keepScreenshot(first.page, 'approvals');
+      await cardIn(second.page).locator('button.approve').click();
+      const result = await waiting;
+      assert.ok(!result.isError, textOf(result));
+      assert.match(textOf(result), /DeskgateProbe/);
+      await cardIn(first.page).waitFor({ state: 'detached' });
+      assert.deepEqual(asked, [], 'the first page asked the gateway nothing: the request and its decision were pushed');
+      assert.equal(await cardIn(otherTenant.page).count(), 0);
+      const toldOther = (await eventsSeen(otherTenant.page)).slice(otherSeen);
+      assert.deepEqual(toldOther.filter((e) => e.event.startsWith('approval') || e.tenant === 'humans' || e.id === approvalId || e.session === 'asks'), [], 'another tenant\'s page was told nothing of it');
+    } finally {
+      await first.context.close();
+      await second.context.close();
+    }
+  });
+
+  test('sessions: one starting and ending shows in an open page without it asking, ended from a page on the other gateway', async () => {
+    const first = await openConsole(browser, origin);
+    const second = await openConsole(browser, origin2);
+    const pushed = await connect('2026-07-28', `${stack.mcpUrl}/pushed`, (await new ApiKeyStore(redis).create('humans', 'agent')).key);
+    try {
+      await signIn(first.page, humansOperator);
+      await signIn(second.page, humansOperator);
+      await otherTenant.page.goto(`${origin}/console#/sessions`);
+      await Promise.all([first.page, second.page, otherTenant.page].map(snapshotShown));
+      const asked = consoleRequests(first.page);
+      const otherSeen = (await eventsSeen(otherTenant.page)).length;
+
+      const listed = await pushed.call('list_granted_applications'); // starts the session (no grant needed)
+      assert.ok(!listed.isError, textOf(listed));
+      const rowIn = (page: Page) => page.locator('tr[data-session="pushed"]');
+      await rowIn(first.page).filter({ hasText: 'list_granted_applications · ok' }).waitFor();
+      assert.match((await rowIn(first.page).textContent()) ?? '', /1280×800/);
+      await rowIn(second.page).waitFor();
+      second.page.once('dialog', (dialog) => void dialog.accept());
+      await rowIn(second.page).locator('button.danger').click();
+      await rowIn(first.page).waitFor({ state: 'detached' });
+      assert.deepEqual(asked, [], 'the first page asked the gateway nothing: the start, the call and the end were pushed');
+      assert.equal(await rowIn(otherTenant.page).count(), 0);
+      const toldOther = (await eventsSeen(otherTenant.page)).slice(otherSeen);
+      assert.deepEqual(toldOther.filter((e) => e.session === 'pushed' || e.tenant === 'humans'), [], 'another tenant\'s page was told nothing of it');
+    } finally {
+      await pushed.close().catch(() => undefined);
+      await first.context.close();
+      await second.context.close();
+    }
+  });
+
+  test(`a sign-in holds at most ${EVENT_STREAM_LIMITS.perSignIn} update streams on a gateway; the next is refused`, async () => {
+    const signedIn = await fetch(`${origin}/console/api/sign-in`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ key: humansOperator }) });
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const aborts: AbortController[] = [];
+    try {
+      for (let i = 0; i < EVENT_STREAM_LIMITS.perSignIn; i++) {
+        const abort = new AbortController();
+        aborts.push(abort);
+        const stream = await fetch(`${origin}/console/api/events`, { headers: { cookie }, signal: abort.signal });
+        assert.equal(stream.status, 200);
+        assert.match(stream.headers.get('content-type') ?? '', /text\/event-stream/);
+      }
+      const refused = await fetch(`${origin}/console/api/events`, { headers: { cookie } });
+      assert.equal(refused.status, 429);
+      assert.equal(((await refused.json()) as { error: string }).error, 'too_many_streams');
+      const elsewhere = await fetch(`${origin2}/console/api/events`, { headers: { cookie }, signal: AbortSignal.timeout(5000) });
+      assert.equal(elsewhere.status, 200, 'the bound is per gateway');
+      await elsewhere.body?.cancel();
+    } finally {
+      for (const abort of aborts) abort.abort();
+    }
+  });
 });
 
 test('a view-only link shows the live view, cannot drive or reach anything else, and expires', async () => {
@@ -271,7 +425,7 @@ test('a view-only link shows the live view, cannot drive or reach anything else,
     const cookies = await viewer.cookies(`${origin}/console/share/live`);
     assert.deepEqual(cookies.map((c) => [c.name, c.path, c.httpOnly, c.sameSite]), [['deskgate_share', '/console/share', true, 'Strict']]);
     const cookie = cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-    for (const [method, path] of [['POST', `/console/api/sessions/${SESSION}/takeover`], ['POST', `/console/api/sessions/${SESSION}/act`], ['GET', '/console/api/sessions'], ['GET', `/console/api/sessions/${SESSION}/audit`]] as const) {
+    for (const [method, path] of [['POST', `/console/api/sessions/${SESSION}/takeover`], ['POST', `/console/api/sessions/${SESSION}/act`], ['GET', '/console/api/sessions'], ['GET', `/console/api/sessions/${SESSION}/audit`], ['GET', '/console/api/events']] as const) {
       const answer = await fetch(`${origin}${path}`, { method, headers: { cookie, origin, 'x-deskgate-csrf': token, 'content-type': 'application/json' }, body: method === 'POST' ? '{"tool":"left_click","args":{"coordinate":[1,1]}}' : undefined });
       assert.equal(answer.status, 401, `${method} ${path}`);
     }

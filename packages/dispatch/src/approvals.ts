@@ -2,11 +2,13 @@
  * Access requests waiting for a person (tenant policy `approval: human`). The worker parks a
  * request in its tenant's hash and blocks on a decision list; the gateway's approval API lists
  * the tenant's pending requests and pushes a decision. A request id is only found in its own
- * tenant's hash, so one tenant can never decide another's.
+ * tenant's hash, so one tenant can never decide another's. Each change is told to the tenant's
+ * console pages as it happens (console-events.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccessRequest, ApprovalBroker, ApprovalDecision, Proposal } from '@deskgate/computer-use';
+import { queueConsoleEvent } from './console-events.ts';
 import { keys } from './keys.ts';
 
 export interface PendingApproval {
@@ -35,7 +37,7 @@ export class ApprovalStore {
   async decide(tenant: string, id: string, decision: 'approved' | 'denied'): Promise<boolean> {
     const removed = await this.redis.hdel(keys.approvals(tenant), id);
     if (removed !== 1) return false;
-    await this.redis.multi().rpush(keys.approvalDecision(id), decision).expire(keys.approvalDecision(id), 60).exec();
+    await queueConsoleEvent(this.redis.multi().rpush(keys.approvalDecision(id), decision).expire(keys.approvalDecision(id), 60), tenant, { type: 'approval_gone', id }).exec();
     return true;
   }
 
@@ -61,7 +63,7 @@ export class ApprovalStore {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutMs).toISOString(),
     };
-    await this.redis.hset(keys.approvals(tenant), id, JSON.stringify(pending));
+    await queueConsoleEvent(this.redis.multi().hset(keys.approvals(tenant), id, JSON.stringify(pending)), tenant, { type: 'approval', approval: pending }).exec();
     // BLPOP holds its connection, so the wait gets one of its own.
     const waiter = this.redis.duplicate();
     const abort = () => waiter.disconnect();
@@ -72,7 +74,7 @@ export class ApprovalStore {
     } finally {
       signal.removeEventListener('abort', abort);
       waiter.disconnect();
-      await this.redis.hdel(keys.approvals(tenant), id).catch(() => undefined);
+      await queueConsoleEvent(this.redis.multi().hdel(keys.approvals(tenant), id), tenant, { type: 'approval_gone', id }).exec().catch(() => undefined);
     }
   }
 }

@@ -9,6 +9,7 @@
  * entry per append costs a few microseconds either way.
  */
 import type { Redis } from 'ioredis';
+import { queueConsoleEvent } from './console-events.ts';
 import { keys } from './keys.ts';
 
 export interface AuditEntry {
@@ -81,7 +82,9 @@ export class AuditLog {
       ...(entry.keyId ? ['keyId', entry.keyId] : []),
       ...(entry.controller ? ['controller', entry.controller] : []),
     ];
-    const results = await this.redis.multi().xadd(key, 'MAXLEN', '=', this.maxEntries, '*', ...fields).expire(key, this.ttlSeconds).exec();
+    // The session's console row (last call, lock holder, grants) changed with it: told as it is recorded.
+    const multi = this.redis.multi().xadd(key, 'MAXLEN', '=', this.maxEntries, '*', ...fields).expire(key, this.ttlSeconds);
+    const results = await queueConsoleEvent(multi, entry.tenant, { type: 'session', session: entry.session }).exec();
     const [error, id] = results?.[0] ?? [new Error('the audit transaction was discarded'), null];
     if (error) throw error;
     return id as string;

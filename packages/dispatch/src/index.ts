@@ -13,6 +13,7 @@ export * from './audit-log.ts';
 export * from './approvals.ts';
 export * from './short-lived-cache.ts';
 export * from './kill-switch.ts';
+export * from './console-events.ts';
 export * from './quota.ts';
 export * from './lock-claim.ts';
 export * from './logger.ts';

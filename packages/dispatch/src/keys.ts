@@ -42,6 +42,8 @@ export const keys = {
   liveLastFrame: (desktopId: string) => `${PREFIX}:desktop:${desktopId}:live:last`,
   /** A view-only share link of one session's live view, by the SHA-256 of its token (expires with it). */
   consoleShare: (tokenHash: string) => `${PREFIX}:console:share:${tokenHash}`,
+  /** Pub/sub channel of what a tenant's console pages are told as it happens (console-events.ts). */
+  consoleEvents: (tenant: string) => `${PREFIX}:tenant:${tenant}:console:events`,
   /** Small frames of a session's screen after each call, for the console's timeline: a capped stream. */
   auditFrames: (tenant: string, name: string) => `${PREFIX}:audit:${tenant}:${name}:frames`,
   /** BullMQ prefix; queues live under it. */

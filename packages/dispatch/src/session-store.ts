@@ -1,9 +1,11 @@
 /**
  * Computer-use sessions in Redis: which desktop a (tenant, session name) holds and the
- * session's tool state. Nothing about a session lives in a service's memory.
+ * session's tool state. Nothing about a session lives in a service's memory. A session
+ * starting, losing its desktop or ending is told to the tenant's console pages (console-events.ts).
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import { initialSessionState, type SessionState } from '@deskgate/computer-use';
+import { queueConsoleEvent } from './console-events.ts';
 import { keys } from './keys.ts';
 import { scriptsOf } from './scripts.ts';
 import type { SessionRef } from './names.ts';
@@ -41,12 +43,12 @@ export class SessionStore {
    * session that lost its desktop keeps its creation time; its loss mark is cleared.
    */
   async assign(ref: SessionRef, desktopId: string, state: SessionState, createdAt = Date.now()): Promise<void> {
-    await this.redis
+    const multi = this.redis
       .multi()
       .hset(keys.session(ref.tenant, ref.name), { desktopId, state: JSON.stringify(state), createdAt, lastUsedAt: Date.now() })
       .hdel(keys.session(ref.tenant, ref.name), 'lostDesktop')
-      .sadd(keys.sessionsOfTenant(ref.tenant), ref.name)
-      .exec();
+      .sadd(keys.sessionsOfTenant(ref.tenant), ref.name);
+    await queueConsoleEvent(multi, ref.tenant, { type: 'session', session: ref.name }).exec();
   }
 
   /**
@@ -55,7 +57,9 @@ export class SessionStore {
    * when the session still points at `desktopId`.
    */
   async detach(ref: SessionRef, desktopId: string, why: string): Promise<boolean> {
-    return (await scriptsOf(this.redis).detachDesktop(keys.session(ref.tenant, ref.name), desktopId, why)) === 1;
+    const detached = (await scriptsOf(this.redis).detachDesktop(keys.session(ref.tenant, ref.name), desktopId, why)) === 1;
+    if (detached) await this.changed(ref);
+    return detached;
   }
 
   /** Adds "used now, and (when given) this is the new state" to a transaction the caller runs. */
@@ -65,7 +69,12 @@ export class SessionStore {
 
   /** Forgets the desktop (it died or was released) but keeps nothing else either. */
   async remove(ref: SessionRef): Promise<void> {
-    await this.redis.multi().del(keys.session(ref.tenant, ref.name)).srem(keys.sessionsOfTenant(ref.tenant), ref.name).exec();
+    await queueConsoleEvent(this.redis.multi().del(keys.session(ref.tenant, ref.name)).srem(keys.sessionsOfTenant(ref.tenant), ref.name), ref.tenant, { type: 'session', session: ref.name }).exec();
+  }
+
+  /** Tells the tenant's console pages the session changed (its lock was taken or released). */
+  async changed(ref: SessionRef): Promise<void> {
+    await queueConsoleEvent(this.redis.multi(), ref.tenant, { type: 'session', session: ref.name }).exec();
   }
 
   async list(tenant: string): Promise<string[]> {

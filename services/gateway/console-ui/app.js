@@ -4,6 +4,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, setCsrf } from './api.js';
+import { closeLiveUpdates } from './live-updates.js';
 import { html } from './html.js';
 import { SignIn } from './pages/sign-in.js';
 import { Sessions } from './pages/sessions.js';
@@ -52,12 +53,17 @@ function App() {
   const hash = useHash();
   useEffect(() => {
     api('/me').then(signedIn, () => setMe(null));
+    // The gateway ends the pushed updates when the sign-in ends (expired, signed out elsewhere, key revoked).
+    const ended = () => (setCsrf(''), setMe(null));
+    addEventListener('deskgate:signed-out', ended);
+    return () => removeEventListener('deskgate:signed-out', ended);
   }, []);
   function signedIn(who) {
     setCsrf(who.csrf);
     setMe(who);
   }
   async function signOut() {
+    closeLiveUpdates();
     await api('/sign-out', { method: 'POST' }).catch(() => undefined);
     setCsrf('');
     setMe(null);

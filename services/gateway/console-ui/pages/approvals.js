@@ -1,16 +1,17 @@
 // Access requests waiting for a person (tenant policy `approval: human`): app, tier, flags and
-// reason; approving or denying releases the agent's waiting request_access.
-import { useCallback, useState } from 'preact/hooks';
+// reason; approving or denying releases the agent's waiting request_access. The list is pushed
+// by the gateway as requests arrive and go (live-updates.js), on every open page of the tenant.
+import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { html } from '../html.js';
+import { useLiveUpdates, useNow } from '../live-updates.js';
 import { time } from './format.js';
-import { usePoll } from './use-poll.js';
 
 const flagText = (flags) => Object.entries(flags ?? {}).filter(([, on]) => on).map(([name]) => name).join(', ') || 'none';
 
 export function Approvals() {
-  const load = useCallback(() => api('/approvals'), []);
-  const { data, error, reload } = usePoll(load, 1000);
+  const { approvals, status } = useLiveUpdates();
+  const now = useNow();
   const [message, setMessage] = useState('');
   async function decide(id, decision) {
     try {
@@ -19,13 +20,13 @@ export function Approvals() {
     } catch (e) {
       setMessage(e.message);
     }
-    reload();
   }
+  const waiting = (approvals ?? []).filter((a) => Date.parse(a.expiresAt) > now);
   return html`<h1>Approvals</h1>
-    ${error && html`<p class="error">${error}</p>`}
+    ${status && html`<p class="notice" id="updates-state">${status}</p>`}
     ${message && html`<p class="notice" role="status">${message}</p>`}
-    ${data && data.approvals.length === 0 && html`<p>No requests are waiting.</p>`}
-    ${data && data.approvals.map((a) => html`<section class="approval" data-approval=${a.id}>
+    ${approvals && waiting.length === 0 && html`<p>No requests are waiting.</p>`}
+    ${waiting.map((a) => html`<section class="approval" data-approval=${a.id}>
       <h2>Session ${a.session}</h2>
       <p class="reason">“${a.reason}”</p>
       <ul>${a.proposed.apps.map((g) => html`<li>${g.app} — tier <b>${g.tier}</b></li>`)}</ul>

@@ -57,6 +57,7 @@ export class PersonActions {
       throw new ApiError(409, 'lock_held', `${describeController(claim.holder)} holds this desktop; its lock ends within ${seconds} s unless it keeps acting. Try again then.`);
     }
     const record = await this.deps.sessions.get({ tenant: person.tenant, name: session });
+    await this.deps.sessions.changed({ tenant: person.tenant, name: session });
     return { epoch: claim.epoch, leaseMs: this.deps.leaseMs, coordinateMode: record?.state.coordinateMode ?? 'pixels' };
   }
 
@@ -72,6 +73,7 @@ export class PersonActions {
     const desktopId = await this.desktopOf(person, session);
     const outcome = await this.deps.locks.release(desktopId, personController(person.keyId));
     if (outcome !== 'released') throw new ApiError(409, 'lock_lost', 'You do not hold this desktop (the takeover lapsed or was never taken). Nothing was done.');
+    await this.deps.sessions.changed({ tenant: person.tenant, name: session });
   }
 
   /** Runs one action as the person, who must hold the desktop; audited as theirs. */

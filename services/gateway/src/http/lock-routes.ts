@@ -36,6 +36,7 @@ export function lockRoutes(router: SessionRouter, locks: DesktopLocks) {
     const outcome = r.desktopId ? await locks.release(r.desktopId, r.controller) : 'free';
     if (outcome === 'held_by_other') throw new ApiError(409, 'lock_held', 'Another controller holds this desktop; only its holder can release the lock.');
     if (outcome === 'free') throw new ApiError(404, 'not_found', `Nobody holds the lock of session "${r.session}".`);
+    await router.sessionChanged({ tenant: c.var.principal.tenant, name: r.session });
     return c.json({ session: r.session, released: true });
   });
   return routes;

@@ -221,19 +221,29 @@ export class SessionRouter {
     const names = await this.sessions.list(tenant);
     const sessions = [];
     for (const name of names) {
-      const ref = { tenant, name };
-      const [record, creator] = await Promise.all([this.sessions.get(ref), sessionCreator(this.redis, ref)]);
-      if (!record || (createdBy !== undefined && creator !== createdBy)) continue;
-      const desktop = record.desktopId ? await this.deps.desktops.get(record.desktopId) : null;
-      sessions.push({
-        name,
-        desktop: desktop ? { id: desktop.id, width: desktop.width, height: desktop.height, alive: await this.deps.desktops.isAlive(desktop.id) } : null,
-        createdBy: creator,
-        createdAt: new Date(record.createdAt).toISOString(),
-        lastUsedAt: new Date(record.lastUsedAt).toISOString(),
-      });
+      const session = await this.describe({ tenant, name });
+      if (session && (createdBy === undefined || session.createdBy === createdBy)) sessions.push(session);
     }
     return sessions;
+  }
+
+  /** Tells the tenant's console pages the session changed (its lock was released). */
+  sessionChanged(ref: SessionRef): Promise<void> {
+    return this.sessions.changed(ref);
+  }
+
+  /** One session as list() shows it; null when it does not exist. */
+  async describe(ref: SessionRef) {
+    const [record, creator] = await Promise.all([this.sessions.get(ref), sessionCreator(this.redis, ref)]);
+    if (!record) return null;
+    const desktop = record.desktopId ? await this.deps.desktops.get(record.desktopId) : null;
+    return {
+      name: ref.name,
+      desktop: desktop ? { id: desktop.id, width: desktop.width, height: desktop.height, alive: await this.deps.desktops.isAlive(desktop.id) } : null,
+      createdBy: creator,
+      createdAt: new Date(record.createdAt).toISOString(),
+      lastUsedAt: new Date(record.lastUsedAt).toISOString(),
+    };
   }
 
   /**

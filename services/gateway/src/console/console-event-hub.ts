@@ -1,0 +1,117 @@
+/**
+ * The gateway side of what the console is told as it happens (console-events.ts in dispatch):
+ * one Redis subscriber per gateway, opened with the first page and subscribed to a tenant's
+ * channel while at least one page of that tenant is connected here. An approval event goes to
+ * the pages as it came; a session event becomes that session's current row, read once per
+ * gateway however many pages watch, and changes of one session within SESSION_COALESCE_MS
+ * are read once. A row with a lock is read again when the lock's lease lapses (a lapse
+ * publishes nothing). If the subscriber's connection drops, every page is reset (it reconnects
+ * and re-reads everything): messages published meanwhile are lost to pub/sub.
+ */
+import { parseConsoleEvent, tenantOfConsoleChannel, keys, type PendingApproval } from '@deskgate/dispatch';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { sessionRow, type OverviewDeps, type SessionRow } from './session-overview.ts';
+
+export type PageEvent =
+  | { event: 'approval'; data: PendingApproval }
+  | { event: 'approval_gone'; data: { id: string } }
+  | { event: 'session'; data: { name: string; session: SessionRow | null } };
+
+export interface PageListener {
+  send(event: PageEvent): void;
+  /** The hub lost events (its subscriber reconnected): the page must start over. */
+  reset(): void;
+}
+
+export const SESSION_COALESCE_MS = 100;
+/** Past a lease's end, so the row read then no longer shows the lapsed lock. */
+const LAPSE_SLACK_MS = 50;
+
+export class ConsoleEventHub {
+  private subscriber: Redis | null = null;
+  private readonly pages = new Map<string, Set<PageListener>>();
+  /** Session rows due to be read again: "<tenant>\0<session>" → when and its timer. */
+  private readonly due = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly overview: OverviewDeps,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts telling `listener` the tenant's changes; resolves once subscribed (events from then on reach it). */
+  async subscribe(tenant: string, listener: PageListener): Promise<() => void> {
+    let set = this.pages.get(tenant);
+    if (!set) {
+      set = new Set();
+      this.pages.set(tenant, set);
+      await this.subscribed().subscribe(keys.consoleEvents(tenant));
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size > 0 || this.pages.get(tenant) !== set) return;
+      this.pages.delete(tenant);
+      for (const [key, { timer }] of this.due) if (key.startsWith(`${tenant}\0`)) (clearTimeout(timer), this.due.delete(key));
+      this.subscriber?.unsubscribe(keys.consoleEvents(tenant)).catch(() => undefined);
+    };
+  }
+
+  /** Pages connected to this gateway (all tenants). */
+  get pageCount(): number {
+    let count = 0;
+    for (const set of this.pages.values()) count += set.size;
+    return count;
+  }
+
+  private subscribed(): Redis {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.redis.duplicate();
+    let connectedOnce = false;
+    subscriber.on('error', (error: Error) => this.log.debug({ err: error.message }, 'console event subscriber error'));
+    subscriber.on('ready', () => {
+      if (connectedOnce) for (const set of this.pages.values()) for (const page of set) page.reset();
+      connectedOnce = true;
+    });
+    subscriber.on('message', (channel: string, message: string) => {
+      const tenant = tenantOfConsoleChannel(channel);
+      const event = parseConsoleEvent(message);
+      if (!tenant || !event) return;
+      if (event.type === 'session') this.schedule(tenant, event.session, SESSION_COALESCE_MS);
+      else if (event.type === 'approval') this.tell(tenant, { event: 'approval', data: event.approval });
+      else this.tell(tenant, { event: 'approval_gone', data: { id: event.id } });
+    });
+    return (this.subscriber = subscriber);
+  }
+
+  private tell(tenant: string, event: PageEvent): void {
+    for (const page of this.pages.get(tenant) ?? []) page.send(event);
+  }
+
+  /** Reads the session's row in `delayMs` (or sooner, if already due sooner). */
+  private schedule(tenant: string, session: string, delayMs: number): void {
+    const key = `${tenant}\0${session}`;
+    const at = Date.now() + delayMs;
+    const existing = this.due.get(key);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.due.delete(key);
+      void this.readRow(tenant, session);
+    }, delayMs);
+    timer.unref();
+    this.due.set(key, { at, timer });
+  }
+
+  private async readRow(tenant: string, session: string): Promise<void> {
+    if (!this.pages.has(tenant)) return;
+    try {
+      const row = await sessionRow(this.overview, tenant, session);
+      this.tell(tenant, { event: 'session', data: { name: session, session: row } });
+      if (row?.lock) this.schedule(tenant, session, row.lock.leaseLeftMs + LAPSE_SLACK_MS);
+    } catch (error) {
+      this.log.warn({ err: error, tenant, session }, 'console session row not read');
+    }
+  }
+}
