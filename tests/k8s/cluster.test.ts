@@ -114,9 +114,12 @@ test('the local overlay runs: Redis, the bootstrap (with the pinned keys), one g
   assert.deepEqual(by('gateway'), ['deskgate:Running']);
   assert.deepEqual(by('worker'), ['deskgate-workers:Running']);
   assert.deepEqual(by('bootstrap'), ['deskgate:Succeeded']);
-  // The bootstrap made the keys pinned in the Secret (it prints them too: docs/kubernetes.md).
+  // The bootstrap made the keys pinned in the Secret, and never prints a key it was given (a
+  // Job's log outlives the Secret); the next tests use them.
   const log = await kubectl('-n', 'deskgate', 'logs', 'job/deskgate-bootstrap');
-  assert.ok(log.includes(`API key: ${apiKey}`) && log.includes(`Operator key: ${operatorKey}`), log);
+  assert.match(log, /API key: \(the DESKGATE_API_KEY you set; not printed\)/);
+  assert.match(log, /Operator key: \(the DESKGATE_OPERATOR_KEY you set; not printed\)/);
+  assert.ok(!log.includes(apiKey) && !log.includes(operatorKey), 'no key in the log');
   // The gateway answers its probes only for allowed hosts; through the Service it is one of them.
   const ready = await fetch(`${GATEWAY}/readyz`);
   assert.equal(ready.status, 200, await ready.text());
@@ -150,6 +153,11 @@ test('a session through the gateway Service: the official MCP client gets a scre
   assert.equal(await held(pod!), 1, `the worker pod ${pod} holds the session's desktop`);
   // The worker keeps its pod's deletion cost at the desktops it holds (its service account, narrowed to its own pod).
   await costIs(pod!, 1);
+  // That account's token is root's alone: a desktop's user cannot read it.
+  const token = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+  assert.equal(await kubectl('-n', 'deskgate-workers', 'exec', pod!, '--', 'stat', '-L', '-c', '%a %u', token), '400 0');
+  const asDesktopUser = await kubectl('-n', 'deskgate-workers', 'exec', pod!, '--', 'sh', '-c', `setpriv --reuid=deskgate-desktop-0 --regid=deskgate-desktop-0 --clear-groups cat ${token} 2>&1; echo "exit $?"`);
+  assert.match(asDesktopUser, /Permission denied[\s\S]*exit 1$/, asDesktopUser);
   const unauthenticated = await fetch(`${GATEWAY}/v1/sessions`);
   assert.equal(unauthenticated.status, 401);
 });
