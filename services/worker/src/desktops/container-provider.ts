@@ -98,62 +98,78 @@ export class ContainerDesktopProvider implements DesktopProvider {
     return leftovers.length;
   }
 
-  async start({ width, height, monitors = 1 }: { width: number; height: number; monitors?: number }): Promise<DisplayHandle> {
+  /**
+   * Creates and starts the desktop's container and waits for its entry point's ready.json.
+   * A start that fails, or is given up because the worker stops (`stopping`), removes the
+   * container by its name whatever state it reached (created, starting, running) and its run
+   * folder, before it throws: no container outlives the worker that made it. A worker killed
+   * mid-way leaves it to the next worker with its id (reap()).
+   */
+  async start({ width, height, monitors = 1 }: { width: number; height: number; monitors?: number }, stopping?: AbortSignal): Promise<DisplayHandle> {
+    givenUp(stopping);
     const name = `deskgate-desktop-${this.settings.workerId}-${randomBytes(4).toString('hex')}`;
     const runDir = join(this.workerDir, name);
-    mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    chownSync(runDir, DESKTOP_UID, DESKTOP_UID);
-    let container: Docker.Container | undefined;
+    const container = this.docker.getContainer(name);
     const remove = async () => {
-      await container?.remove({ force: true }).catch((error: Error & { statusCode?: number }) => {
+      await container.remove({ force: true }).catch((error: Error & { statusCode?: number }) => {
         if (error.statusCode !== 404) this.log.error({ err: error, container: name }, 'desktop container not removed');
       });
       rmSync(runDir, { recursive: true, force: true });
     };
+    // Once stop() has begun, the container's exit is no failure (a start given up logs none).
+    const end = new FailureSignal((reason) => this.log.error({ container: name, reason }, 'desktop failed'));
     try {
-      container = await this.docker.createContainer({
-        name,
-        Image: this.settings.image,
-        User: `${DESKTOP_UID}:${DESKTOP_UID}`,
-        Env: [`DESKGATE_SCREEN=${width}x${height}`, `DESKGATE_MONITORS=${monitors}`, `DESKGATE_PANEL=${this.settings.panel ? 1 : 0}`],
-        Labels: { [LABELS.role]: 'desktop', [LABELS.worker]: this.settings.workerId },
-        NetworkDisabled: false,
-        StopTimeout: 1,
-        HostConfig: {
-          Init: true,
-          ReadonlyRootfs: true,
-          CapDrop: ['ALL'],
-          SecurityOpt: ['no-new-privileges'],
-          NetworkMode: 'none',
-          Memory: this.settings.memoryBytes,
-          // No swap beyond the memory limit: a hog is stopped, not slowed.
-          MemorySwap: this.settings.memoryBytes,
-          NanoCpus: Math.round(this.settings.cpus * 1e9),
-          PidsLimit: this.settings.maxProcesses,
-          Tmpfs: { '/tmp': TMP_TMPFS, '/home/desktop': HOME_TMPFS },
-          Binds: [`${runDir}:/run/deskgate`],
-          ShmSize: 256 * 1024 * 1024,
-        },
-      });
+      mkdirSync(runDir, { recursive: true, mode: 0o700 });
+      chownSync(runDir, DESKTOP_UID, DESKTOP_UID);
+      // Neither engine call is cut short: the container it made is then known, and removed.
+      await this.create(name, runDir, width, height, monitors);
+      givenUp(stopping);
       await container.start();
-      return await this.handleOf(container, name, runDir, remove);
+      givenUp(stopping);
+      // The entry point exits when Xvfb or openbox stops; the engine says why (OOM, a signal).
+      void container.wait().then(
+        async () => end.fail(await this.exitReason(container, runDir)),
+        () => end.fail('the desktop container could not be watched'),
+      );
+      const ready = await this.waitReady(runDir, () => end.failed, stopping);
+      const { State } = await container.inspect();
+      this.log.info({ container: name, display: ready.display, width: ready.width, height: ready.height, pid: State.Pid }, 'desktop container started');
+      return this.handleOf(name, runDir, ready, State.Pid, end, remove);
     } catch (error) {
-      await remove();
+      await end.stop(remove);
+      if (stopping?.aborted) this.log.info({ container: name }, 'desktop container being started removed: the worker is stopping');
       throw error;
     }
   }
 
-  private async handleOf(container: Docker.Container, name: string, runDir: string, remove: () => Promise<void>): Promise<DisplayHandle> {
-    const end = new FailureSignal((reason) => this.log.error({ container: name, reason }, 'desktop failed'));
-    // The entry point exits when Xvfb or openbox stops; the engine says why (OOM, a signal).
-    void container.wait().then(
-      async () => end.fail(await this.exitReason(container, runDir)),
-      () => end.fail('the desktop container could not be watched'),
-    );
+  private create(name: string, runDir: string, width: number, height: number, monitors: number): Promise<Docker.Container> {
+    return this.docker.createContainer({
+      name,
+      Image: this.settings.image,
+      User: `${DESKTOP_UID}:${DESKTOP_UID}`,
+      Env: [`DESKGATE_SCREEN=${width}x${height}`, `DESKGATE_MONITORS=${monitors}`, `DESKGATE_PANEL=${this.settings.panel ? 1 : 0}`],
+      Labels: { [LABELS.role]: 'desktop', [LABELS.worker]: this.settings.workerId },
+      NetworkDisabled: false,
+      StopTimeout: 1,
+      HostConfig: {
+        Init: true,
+        ReadonlyRootfs: true,
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+        NetworkMode: 'none',
+        Memory: this.settings.memoryBytes,
+        // No swap beyond the memory limit: a hog is stopped, not slowed.
+        MemorySwap: this.settings.memoryBytes,
+        NanoCpus: Math.round(this.settings.cpus * 1e9),
+        PidsLimit: this.settings.maxProcesses,
+        Tmpfs: { '/tmp': TMP_TMPFS, '/home/desktop': HOME_TMPFS },
+        Binds: [`${runDir}:/run/deskgate`],
+        ShmSize: 256 * 1024 * 1024,
+      },
+    });
+  }
 
-    const ready = await this.waitReady(runDir, () => end.failed);
-    const { State } = await container.inspect();
-    this.log.info({ container: name, display: ready.display, width: ready.width, height: ready.height, pid: State.Pid }, 'desktop container started');
+  private handleOf(name: string, runDir: string, ready: ReadyFile, hostPid: number, end: FailureSignal, remove: () => Promise<void>): DisplayHandle {
     return {
       display: ready.display,
       width: ready.width,
@@ -169,7 +185,7 @@ export class ContainerDesktopProvider implements DesktopProvider {
         await this.docker.getNetwork(EGRESS.network).connect({ Container: name });
         this.log.info({ container: name }, 'desktop given egress');
       },
-      where: () => ({ provider: 'container', container: name, hostPid: State.Pid, runDir, xauthority: join(runDir, 'xauthority') }),
+      where: () => ({ provider: 'container', container: name, hostPid, runDir, xauthority: join(runDir, 'xauthority') }),
       onFailure: (listener) => end.onFailure(listener),
       stop: () => end.stop(remove),
     };
@@ -202,11 +218,12 @@ export class ContainerDesktopProvider implements DesktopProvider {
     return this.egress;
   }
 
-  /** ready.json once it is there; throws on `failed`, an exit, or the start timeout. */
-  private async waitReady(runDir: string, failure: () => string | null): Promise<ReadyFile> {
+  /** ready.json once it is there; throws on `failed`, an exit, the start timeout, or `stopping`. */
+  private async waitReady(runDir: string, failure: () => string | null, stopping?: AbortSignal): Promise<ReadyFile> {
     const until = Date.now() + START_TIMEOUT_MS;
     const readyPath = join(runDir, 'ready.json');
     for (;;) {
+      givenUp(stopping);
       const failedText = readIfThere(join(runDir, 'failed'));
       if (failedText !== null) throw new Error(`the desktop container failed to start: ${failedText.trim() || 'no reason given'}`);
       const why = failure();
@@ -231,6 +248,11 @@ export class ContainerDesktopProvider implements DesktopProvider {
 }
 
 const run = promisify(execFile);
+
+/** Throws once the worker stops: a desktop still starting is of no use to it. */
+function givenUp(stopping: AbortSignal | undefined): void {
+  if (stopping?.aborted) throw new Error('the desktop container was not started: the worker is stopping');
+}
 
 /**
  * Drops whatever comes from `bridge` to this host itself (the gateway, Redis, the worker's

@@ -17,6 +17,10 @@
  *
  * Stopping: calls running are answered `worker_lost` at once, and every desktop is torn down
  * in parallel with the Redis bookkeeping, which is bounded (Redis may already be gone).
+ *
+ * A desktop still starting when the pool drains or closes (a warm spare, or an allocation's)
+ * is given up at once and removed by its provider: a start can take many seconds on a loaded
+ * host, longer than a stopping worker may live, and what it made must not outlive the worker.
  */
 import { ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, publishCapacity, withdrawCapacity, type SessionRef } from '@deskgate/dispatch';
 import type { CoordinateMode, PolicyFile } from '@deskgate/computer-use';
@@ -65,6 +69,8 @@ export class DesktopPool {
   /** Draining: desktops whose liveness was withdrawn (no call running), so gateways route away at once. */
   private readonly withdrawn = new Set<string>();
   private closing: Promise<void> | null = null;
+  /** Aborted once the pool drains or closes: desktops being started give up (see DesktopProvider.start). */
+  private readonly starts = new AbortController();
   /** Allocations under way (settled either way), which close() waits for. */
   private readonly allocating = new Set<Promise<void>>();
   /** Resolved when the pool starts closing: calls still running are answered at once. */
@@ -182,10 +188,14 @@ export class DesktopPool {
     const started = performance.now();
     const took = (outcome: string) => this.metrics.desktopStartSeconds.observe({ outcome }, (performance.now() - started) / 1000);
     try {
-      const desktop = await Desktop.start(this.provider, this.config, this.log);
+      const desktop = await Desktop.start(this.provider, this.config, this.log, this.starts.signal);
       took('ok');
       return desktop;
     } catch (error) {
+      if (this.starts.signal.aborted) {
+        took('stopped');
+        throw new CapacityError(`${NO_FREE_DESKTOP} (it is stopping)`);
+      }
       took('failed');
       if (error instanceof NoFreeSlotError) throw new CapacityError(NO_FREE_DESKTOP);
       throw error;
@@ -219,7 +229,8 @@ export class DesktopPool {
           void desktop.stop().finally(() => void this.fillSpares());
         });
       } catch (error) {
-        this.log.error({ err: error }, 'could not start a warm desktop');
+        // Given up because the pool stops: the provider removed it and said so.
+        if (!this.starts.signal.aborted) this.log.error({ err: error }, 'could not start a warm desktop');
         return;
       } finally {
         this.startingSpares--;
@@ -374,6 +385,8 @@ export class DesktopPool {
     let sparesStopped: Promise<unknown> = Promise.resolve();
     if (!this.closed && !this.draining) {
       this.draining = true;
+      // Spares and allocations starting now would be stopped once up: given up at once instead.
+      this.starts.abort();
       // The lifecycle loop waiting for room wakes and sees the pool is no longer ready.
       this.changed();
       // Spares stop beside the wait (close() needs nothing of them).
@@ -393,12 +406,13 @@ export class DesktopPool {
 
   /**
    * Stops every desktop, in parallel: calls running are answered at once (`worker_lost`),
-   * held desktops and spares are torn down, a spare still starting is stopped when it is up.
+   * held desktops and spares are torn down, a desktop still starting is given up and removed.
    * Resolves with how long each part took (the worker logs it).
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
+      this.starts.abort();
       this.markStopping();
       for (const timer of this.timers) clearInterval(timer);
       for (const waiter of this.waiters.splice(0)) waiter();
@@ -407,7 +421,8 @@ export class DesktopPool {
         // is gone (worker_lost), and the one after gets a fresh desktop on another worker.
         ...[...this.held.keys()].map((id) => this.release(id, this.draining).catch((error) => this.log.error({ err: error, desktop: id }, 'desktop not stopped'))),
         ...this.spares.splice(0).map((desktop) => desktop.stop()),
-        // A spare still starting is stopped by fill() once it is up; an allocation, by allocate().
+        // A desktop still starting gives up (starts aborted above) and is removed by its provider;
+        // one that came up meanwhile is stopped by fill() or allocate().
         this.filling,
         ...this.allocating,
         within(withdrawCapacity(this.redis, this.config.workerId), STOPPING_REDIS_MS).catch(() => undefined),

@@ -38,8 +38,9 @@ export class Desktop {
     });
   }
 
-  static async start(provider: DesktopProvider, config: WorkerConfig, log: Logger): Promise<Desktop> {
-    const handle = await provider.start({ ...config.desktopSize, monitors: config.desktopMonitors });
+  /** `stopping`: see DesktopProvider.start. */
+  static async start(provider: DesktopProvider, config: WorkerConfig, log: Logger, stopping?: AbortSignal): Promise<Desktop> {
+    const handle = await provider.start({ ...config.desktopSize, monitors: config.desktopMonitors }, stopping);
     const capture = new CaptureClient(handle.helpers.capture, log);
     const input = new InputClient(handle.helpers.input, log);
     let desktop: Desktop | undefined;

@@ -50,6 +50,13 @@ export interface DesktopProvider {
    * whatever a dead worker of the same id left behind.
    */
   prepare(): Promise<void>;
-  /** `width`×`height` is one monitor's size; `monitors` (default 1) of them side by side. */
-  start(size: { width: number; height: number; monitors?: number }): Promise<DisplayHandle>;
+  /**
+   * `width`×`height` is one monitor's size; `monitors` (default 1) of them side by side.
+   * `stopping` aborts when the worker stops: a start still under way then gives up, removes
+   * what it made, and throws (a provider whose desktops go with the worker's process group may
+   * ignore it).
+   */
+  start(size: { width: number; height: number; monitors?: number }, stopping?: AbortSignal): Promise<DisplayHandle>;
+  /** Once every desktop is torn down, as the worker stops: what it no longer needs to watch over. */
+  retire?(): Promise<void>;
 }
