@@ -351,7 +351,8 @@ describe('pushed to every page of the tenant, across gateways, and to no other t
   test('sessions: one starting and ending shows in an open page without it asking, ended from a page on the other gateway', async () => {
     const first = await openConsole(browser, origin);
     const second = await openConsole(browser, origin2);
-    const pushed = await connect('2026-07-28', `${stack.mcpUrl}/pushed`, (await new ApiKeyStore(redis).create('humans', 'agent')).key);
+    const pushedKey = (await new ApiKeyStore(redis).create('humans', 'agent')).key;
+    const pushed = await connect('2026-07-28', `${stack.mcpUrl}/pushed`, pushedKey);
     try {
       await signIn(first.page, humansOperator);
       await signIn(second.page, humansOperator);
@@ -364,12 +365,16 @@ describe('pushed to every page of the tenant, across gateways, and to no other t
       assert.ok(!listed.isError, textOf(listed));
       const rowIn = (page: Page) => page.locator('tr[data-session="pushed"]');
       await rowIn(first.page).filter({ hasText: 'list_granted_applications · ok' }).waitFor();
-      assert.match((await rowIn(first.page).textContent()) ?? '', /1280×800/);
+      assert.match((await rowIn(first.page).textContent()) ?? '', /1280×800.*API key k_/, 'its desktop, and the agent holding its lock');
+      // The agent hands its lock over through the REST API of the other gateway: the row says so.
+      const released = await fetch(`${origin2}/v1/sessions/pushed/lock`, { method: 'DELETE', headers: { authorization: `Bearer ${pushedKey}` } });
+      assert.equal(released.status, 200);
+      await rowIn(first.page).locator('td', { hasText: /^free$/ }).waitFor();
       await rowIn(second.page).waitFor();
       second.page.once('dialog', (dialog) => void dialog.accept());
       await rowIn(second.page).locator('button.danger').click();
       await rowIn(first.page).waitFor({ state: 'detached' });
-      assert.deepEqual(asked, [], 'the first page asked the gateway nothing: the start, the call and the end were pushed');
+      assert.deepEqual(asked, [], 'the first page asked the gateway nothing: the start, the call, the lock released and the end were pushed');
       assert.equal(await rowIn(otherTenant.page).count(), 0);
       const toldOther = (await eventsSeen(otherTenant.page)).slice(otherSeen);
       assert.deepEqual(toldOther.filter((e) => e.session === 'pushed' || e.tenant === 'humans'), [], 'another tenant\'s page was told nothing of it');

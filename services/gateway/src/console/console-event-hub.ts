@@ -5,13 +5,16 @@
  * the pages as it came; a session event becomes that session's current row, read once per
  * gateway however many pages watch, and changes of one session within SESSION_COALESCE_MS
  * are read once. A row with a lock is read again when the lock's lease lapses (a lapse
- * publishes nothing). If the subscriber's connection drops, every page is reset (it reconnects
- * and re-reads everything): messages published meanwhile are lost to pub/sub.
+ * publishes nothing). Some changes publish nothing at all — a worker that dies cannot tell
+ * that its desktops are gone — so while pages watch a tenant's sessions, its list is read again
+ * every SWEEP_MS and rows that changed are sent (once per gateway, not per page). If the
+ * subscriber's connection drops, every page is reset (it reconnects and re-reads everything):
+ * messages published meanwhile are lost to pub/sub.
  */
 import { parseConsoleEvent, tenantOfConsoleChannel, keys, type PendingApproval } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { sessionRow, type OverviewDeps, type SessionRow } from './session-overview.ts';
+import { sessionOverview, sessionRow, type OverviewDeps, type SessionRow } from './session-overview.ts';
 
 export type PageEvent =
   | { event: 'approval'; data: PendingApproval }
@@ -19,12 +22,16 @@ export type PageEvent =
   | { event: 'session'; data: { name: string; session: SessionRow | null } };
 
 export interface PageListener {
+  /** Whether the page is sent session rows (its role watches sessions). */
+  readonly wantsSessions: boolean;
   send(event: PageEvent): void;
   /** The hub lost events (its subscriber reconnected): the page must start over. */
   reset(): void;
 }
 
 export const SESSION_COALESCE_MS = 100;
+/** How often a watched tenant's sessions are read again for what publishes nothing (a dead worker's desktops). */
+export const SWEEP_MS = 10_000;
 /** Past a lease's end, so the row read then no longer shows the lapsed lock. */
 const LAPSE_SLACK_MS = 50;
 
@@ -33,6 +40,9 @@ export class ConsoleEventHub {
   private readonly pages = new Map<string, Set<PageListener>>();
   /** Session rows due to be read again: "<tenant>\0<session>" → when and its timer. */
   private readonly due = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** What each session's row last sent looked like (its moving parts left out), to send only changes. */
+  private readonly sent = new Map<string, string>();
+  private readonly sweeps = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly redis: Redis,
@@ -49,11 +59,19 @@ export class ConsoleEventHub {
       await this.subscribed().subscribe(keys.consoleEvents(tenant));
     }
     set.add(listener);
+    if (listener.wantsSessions && !this.sweeps.has(tenant)) {
+      const sweep = setInterval(() => void this.sweep(tenant), SWEEP_MS);
+      sweep.unref();
+      this.sweeps.set(tenant, sweep);
+    }
     return () => {
       set.delete(listener);
       if (set.size > 0 || this.pages.get(tenant) !== set) return;
       this.pages.delete(tenant);
+      clearInterval(this.sweeps.get(tenant));
+      this.sweeps.delete(tenant);
       for (const [key, { timer }] of this.due) if (key.startsWith(`${tenant}\0`)) (clearTimeout(timer), this.due.delete(key));
+      for (const key of this.sent.keys()) if (key.startsWith(`${tenant}\0`)) this.sent.delete(key);
       this.subscriber?.unsubscribe(keys.consoleEvents(tenant)).catch(() => undefined);
     };
   }
@@ -86,7 +104,23 @@ export class ConsoleEventHub {
   }
 
   private tell(tenant: string, event: PageEvent): void {
+    if (event.event === 'session') this.sent.set(`${tenant}\0${event.data.name}`, fingerprint(event.data.session));
     for (const page of this.pages.get(tenant) ?? []) page.send(event);
+  }
+
+  /** Sends the rows that changed since they were last sent, and the end of sessions gone without a word. */
+  private async sweep(tenant: string): Promise<void> {
+    try {
+      const rows = await sessionOverview(this.overview, tenant);
+      const names = new Set(rows.map((row) => row.name));
+      for (const row of rows) if (this.sent.get(`${tenant}\0${row.name}`) !== fingerprint(row)) this.tell(tenant, { event: 'session', data: { name: row.name, session: row } });
+      for (const key of [...this.sent.keys()]) {
+        const name = key.slice(tenant.length + 1);
+        if (key.startsWith(`${tenant}\0`) && !names.has(name) && this.sent.get(key) !== fingerprint(null)) this.tell(tenant, { event: 'session', data: { name, session: null } });
+      }
+    } catch (error) {
+      this.log.warn({ err: error, tenant }, 'console sessions not swept');
+    }
   }
 
   /** Reads the session's row in `delayMs` (or sooner, if already due sooner). */
@@ -115,3 +149,6 @@ export class ConsoleEventHub {
     }
   }
 }
+
+/** A row without what moves on its own (idle time, a lease's time left). */
+const fingerprint = (row: SessionRow | null) => JSON.stringify(row && { ...row, idleMs: 0, lock: row.lock && { ...row.lock, leaseLeftMs: 0 } });

@@ -69,6 +69,7 @@ export function eventRoutes(deps: EventRouteDeps) {
       // Events heard before the snapshot is written wait for it (the page applies both by id).
       let waiting: PageEvent[] | null = [];
       const listener: PageListener = {
+        wantsSessions: wants.sessions,
         send(event) {
           if (!(event.event === 'session' ? wants.sessions : wants.approvals)) return;
           if (waiting) waiting.push(event);
