@@ -89,6 +89,8 @@ handleStopSignals({
     // Releases are taken until the desktops are gone (a session ended during the drain).
     await withinMs(lifecycle.close(), 1000);
     ms.lifecycle = took(started);
+    // Every desktop is gone: the watchdog need not start a reaper to find nothing.
+    await provider.retire?.().catch((error: unknown) => log.warn({ err: error }, 'watchdog not stood down (it reaps on exit instead)'));
     http.close();
     redis.disconnect();
     log.info({ ms: { ...ms, total: took(started) } }, 'worker stopped');

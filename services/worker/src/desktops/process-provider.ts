@@ -25,7 +25,7 @@ import { ProcessLauncher } from '../launch/launcher.ts';
 import type { DesktopProvider, DisplayHandle } from './provider.ts';
 import { addDisplayEntry, writeXauthority } from './xauthority.ts';
 import { removeDisplayLeftovers, startXvfb } from './xvfb.ts';
-import { reapDeadWorkers, watchOver, WORKER_DIR, WorkerMarker } from './worker-marker.ts';
+import { reapDeadWorkers, watchOver, WORKER_DIR, WorkerMarker, type Watchdog } from './worker-marker.ts';
 
 const START_TIMEOUT_MS = 10_000;
 const PANEL_RESTART_MS = 1000;
@@ -55,6 +55,7 @@ export class ProcessDesktopProvider implements DesktopProvider {
   readonly kind = 'process' as const;
   private settings: Promise<ProcessProviderOptions> | null = null;
   private marker: Promise<WorkerMarker | null> | null = null;
+  private watchdog: Watchdog | null = null;
 
   /**
    * `windowManager` is DESKGATE_WINDOW_MANAGER: openbox gets deskgate's configuration; another
@@ -82,6 +83,17 @@ export class ProcessDesktopProvider implements DesktopProvider {
   }
 
   /**
+   * After the worker's last teardown: when its marker names no desktop, the marker goes and the
+   * watchdog stands down (no reaper starts). Anything left, and the watchdog reaps it.
+   */
+  async retire(): Promise<void> {
+    const marker = await this.marker?.catch(() => null);
+    if (!marker || !marker.empty) return;
+    marker.retire();
+    this.watchdog?.standDown();
+  }
+
+  /**
    * Once: reaps what dead workers left (never a live worker's: see worker-marker.ts), then
    * writes this worker's marker and starts its watchdog.
    */
@@ -94,7 +106,7 @@ export class ProcessDesktopProvider implements DesktopProvider {
       const reaped = await reapDeadWorkers({ users: options.slots?.users ?? [], dir, slotDir, held: options.slots?.names });
       if (reaped.workers.length || reaped.users.length || reaped.killed) this.log.warn({ ...reaped }, 'reaped the desktops of dead workers');
       const marker = new WorkerMarker(worker.id, dir);
-      watchOver({ pid: process.pid, start: processStart(process.pid) ?? 0, userPrefix: options.slots ? worker.userPrefix : null, dir, slotDir });
+      this.watchdog = watchOver({ pid: process.pid, start: processStart(process.pid) ?? 0, userPrefix: options.slots ? worker.userPrefix : null, dir, slotDir });
       return marker;
     })().catch((error: unknown) => {
       this.marker = null;

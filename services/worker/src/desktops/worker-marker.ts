@@ -8,7 +8,9 @@
  * 2. A watchdog per worker (`watchOver`): a `sh` blocked reading a pipe only the worker writes
  *    to. When the worker dies the pipe closes and the watchdog becomes `reaper-main.ts`, which
  *    sweeps what the worker left: every process of its desktop users (by uid: each slot user
- *    belongs to one desktop), their temp files, X sockets and private folders.
+ *    belongs to one desktop), their temp files, X sockets and private folders. A worker that
+ *    stopped cleanly, every desktop torn down, stands it down instead (`standDown`): starting a
+ *    reaper to find nothing cost seconds of Ctrl-C on a busy machine.
  * 3. A starting worker does the same sweep (`reapDeadWorkers`) for predecessors whose watchdog
  *    died with them (a process-group kill, the OOM killer).
  *
@@ -73,6 +75,16 @@ export class WorkerMarker {
     if (!(key in this.record.desktops)) return;
     delete this.record.desktops[key];
     this.write();
+  }
+
+  /** Whether it names no desktop: everything the worker started has been torn down. */
+  get empty(): boolean {
+    return Object.keys(this.record.desktops).length === 0;
+  }
+
+  /** The worker stops cleanly with nothing left: its marker goes (no reaper need read it). */
+  retire(): void {
+    rmSync(this.path, { force: true });
   }
 
   private write(): void {
@@ -160,18 +172,28 @@ export interface ReaperArgs {
   slotDir: string;
 }
 
+/** What the worker writes to its watchdog once nothing is left to reap. */
+const STAND_DOWN = 'stand-down';
+
+export interface Watchdog {
+  /** The worker tore every desktop down: the watchdog exits without starting a reaper. */
+  standDown(): void;
+}
+
 /**
  * Starts the watchdog: a `sh` in a session of its own (a kill of the worker's process group
- * spares it), blocked on a pipe only the worker holds open. The worker never writes to it; when
- * the worker dies, for any reason, the read ends and the shell becomes the reaper. A worker
- * that stops cleanly has torn its desktops down already: the reaper finds nothing and exits.
+ * spares it), blocked on a pipe only the worker holds open. When the worker dies, for any
+ * reason, the read ends and the shell becomes the reaper — unless the worker wrote STAND_DOWN
+ * first, which it does only once every desktop is gone.
  */
-export function watchOver(args: ReaperArgs): void {
+export function watchOver(args: ReaperArgs): Watchdog {
   const node = [process.execPath, ...process.execArgv.filter((arg) => !arg.startsWith('--inspect')), REAPER_MAIN, JSON.stringify(args)];
-  const watchdog = spawn('/bin/sh', ['-c', 'read -r _ignored; exec "$@"', 'deskgate-reaper', ...node], { detached: true, stdio: ['pipe', 'ignore', 'inherit'] });
+  const script = `read -r line; [ "$line" = ${STAND_DOWN} ] && exit 0; exec "$@"`;
+  const watchdog = spawn('/bin/sh', ['-c', script, 'deskgate-reaper', ...node], { detached: true, stdio: ['pipe', 'ignore', 'inherit'] });
   watchdog.on('error', () => undefined);
   watchdog.stdin!.on('error', () => undefined);
   // Neither the pipe nor the child keeps the worker's event loop alive.
   watchdog.unref();
   (watchdog.stdin as unknown as { unref?: () => void }).unref?.();
+  return { standDown: () => void watchdog.stdin!.end(`${STAND_DOWN}\n`) };
 }
