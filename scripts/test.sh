@@ -56,7 +56,7 @@ run input-runtime pytest_counts /usr/bin/python3 -m pytest -q runtime/tests
 # Suites that need the engine run after the setup; the rest run on process desktops first.
 container_only='container-desktops|desktop-image|compose|container-live-view'
 # Two lanes: the end-to-end files mostly wait (on Xvfb, Chromium, workers starting), so two share the cores well.
-run e2e node_counts node --import tsx scripts/test-lanes.ts --lanes 2 -- --import tsx --test --test-reporter=tap -- $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
+run e2e node_counts node --import tsx scripts/test-lanes.ts --lanes 2 --alone sandbox.test.ts -- --import tsx --test --test-reporter=tap -- $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
 
 # waited NAME PID: waits for a background setup, noting how long the suites waited for it.
 waited() { local started=$SECONDS; wait "$2"; local status=$?; timings+=("waiting for $1 $((SECONDS - started)) s"); return $status; }
@@ -68,8 +68,9 @@ run k8s-manifests node_counts bash scripts/k8s/validate.sh
 say "waiting for the container setup (Docker engine, images, Compose v2)"
 if waited container-setup "$containers_setup"; then
   tail -1 "$logdir/containers-setup.log"
-  # The core suites again, every desktop a container, then the container-only suites.
-  run e2e-containers node_counts env DESKGATE_DESKTOP_PROVIDER=container node --import tsx --test --test-reporter=tap --test-concurrency=1 \
+  # The core suites again, every desktop a container, then the container-only suites — one at a
+  # time: some check that no desktop container is left, which another file's would break.
+  run e2e-containers node_counts env DESKGATE_DESKTOP_PROVIDER=container node --import tsx scripts/test-lanes.ts --lanes 1 -- --import tsx --test --test-reporter=tap -- \
     $(tests_in tests/e2e | grep -E "/(vertical-slice|gates|conformance|$container_only)\.test\.ts$")
 else
   cat "$logdir/containers-setup.log"
