@@ -8,6 +8,7 @@
  *    container and its run folder, and exits 0 by itself, within the stack's stop grace.
  *  - SIGKILL while a desktop is starting (nothing can be cleaned up then): the next worker with
  *    its id removes that container, and one created but never started, at start-up.
+ *  - SIGTERM (drain) while a warm spare is starting: given up at once, the same way.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
@@ -148,5 +149,25 @@ describe('a worker killed (SIGKILL) while a desktop is starting', () => {
     assert.equal(now.length, 1, 'only the new worker\'s spare');
     assert.ok(!now.includes(starting) && !now.includes(created), 'the killed worker\'s containers are gone');
     assert.match(readFileSync(worker.logFile, 'utf8'), /"removed":2,.*"msg":"removed desktop containers a previous worker with this id left"/);
+  });
+});
+
+describe('a worker drained (SIGTERM) while a warm spare is starting', () => {
+  test('gives the start up at once, removes its container, and exits 0 by itself', async () => {
+    // The worker that replaced the killed one: its spare is up; a session takes it.
+    const worker = stack.workers[1]!;
+    const spare = desktopContainers();
+    assert.equal(spare.length, 1);
+    const mcp = await connect('2026-07-28', `${stack.mcpUrl}/second`, stack.apiKey);
+    connections.push(mcp);
+    const shot = await mcp.call('screenshot');
+    assert.ok(!shot.isError, textOf(shot));
+    // The next spare is being started (gated).
+    await newContainer(spare);
+
+    worker.process.kill('SIGTERM');
+    assert.equal(await worker.exited, 0, 'the worker exited by itself');
+    assert.deepEqual(desktopContainers(), [], 'neither the held desktop nor the spare being started is left');
+    assert.match(readFileSync(worker.logFile, 'utf8'), /"msg":"desktop container being started removed: the worker is stopping"/);
   });
 });
