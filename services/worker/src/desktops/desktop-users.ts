@@ -63,20 +63,27 @@ export async function loadDesktopUsers(prefix: string): Promise<DesktopUser[]> {
  * it would only delay a desktop's teardown.
  */
 export function processesOf(uid: number): { pids: number[]; tasks: number } {
-  const pids: number[] = [];
-  let tasks = 0;
+  return processesByUid(new Set([uid])).get(uid) ?? { pids: [], tasks: 0 };
+}
+
+/** processesOf for several uids in one pass over /proc (a host has a thousand processes; a worker, 64 slot users). */
+export function processesByUid(uids: ReadonlySet<number>): Map<number, { pids: number[]; tasks: number }> {
+  const found = new Map<number, { pids: number[]; tasks: number }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const status = readFileSync(`/proc/${entry}/status`, 'utf8');
-      if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) !== uid) continue;
-      if (!/^State:\s+Z/m.test(status)) pids.push(Number(entry));
-      tasks += Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+      if (!uids.has(uid)) continue;
+      let of = found.get(uid);
+      if (!of) found.set(uid, (of = { pids: [], tasks: 0 }));
+      if (!/^State:\s+Z/m.test(status)) of.pids.push(Number(entry));
+      of.tasks += Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1);
     } catch {
       // Gone while we looked.
     }
   }
-  return { pids, tasks };
+  return found;
 }
 
 /**
@@ -165,7 +172,8 @@ export const thisWorker = (workerId: string) => ({ workerId, pid: process.pid, s
  */
 export async function reapFreeSlots(users: DesktopUser[], dir = SLOT_DIR, skip: ReadonlySet<string> = new Set()): Promise<string[]> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const running = new Set(users.filter((user) => processesOf(user.uid).pids.length > 0).map((user) => user.name));
+  const byUid = processesByUid(new Set(users.map((user) => user.uid)));
+  const running = new Set(users.filter((user) => (byUid.get(user.uid)?.pids.length ?? 0) > 0).map((user) => user.name));
   const swept: string[] = [];
   const locks: { user: DesktopUser; fd: number }[] = [];
   try {
