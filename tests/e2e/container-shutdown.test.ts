@@ -63,6 +63,8 @@ before(async () => {
   execFileSync('docker', ['build', '-q', '-t', GATED_IMAGE, '-'], {
     input: `FROM ${BASE_IMAGE}\nENTRYPOINT ["/bin/sh", "-c", ${JSON.stringify(GATED_ENTRY)}]\n`,
     env: { ...process.env, DOCKER_BUILDKIT: '0' },
+    // The legacy builder's deprecation notice stays out of the test output (a failure still carries it).
+    stdio: ['pipe', 'pipe', 'pipe'],
     encoding: 'utf8',
     timeout: 120_000,
   });
