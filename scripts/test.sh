@@ -54,7 +54,7 @@ run unit node_counts node --import tsx --test --test-reporter=tap $(tests_in pac
 run capture-helper cargo_counts cargo test --release --manifest-path helpers/linux-capture/Cargo.toml
 run input-runtime pytest_counts /usr/bin/python3 -m pytest -q runtime/tests
 # Suites that need the engine run after the setup; the rest run on process desktops first.
-container_only='container-desktops|desktop-image|compose|container-live-view'
+container_only='container-desktops|desktop-image|compose|container-live-view|container-shutdown'
 # Two lanes: the end-to-end files mostly wait (on Xvfb, Chromium, workers starting), so two share the cores well.
 run e2e node_counts node --import tsx scripts/test-lanes.ts --lanes 2 --alone sandbox.test.ts -- --import tsx --test --test-reporter=tap -- $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
 
