@@ -7,8 +7,9 @@
  * approval made in the page releasing the agent's waiting request_access, the kill switch
  * with who flipped it (in the page or through the REST API), and the timeline's filter, export
  * and frames paired by call id. Approvals and sessions are pushed to every open page of the
- * tenant across two gateways, without the page asking again, and to no other tenant's page.
- * Screenshots go to docs/console/.
+ * tenant across two gateways, without the page asking again, and to no other tenant's page; a
+ * dropped stream comes back with one re-read; what publishes nothing (a lease lapsing, a
+ * session written behind deskgate's back) still shows. Screenshots go to docs/console/.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
@@ -382,6 +383,67 @@ describe('pushed to every page of the tenant, across gateways, and to no other t
       await pushed.close().catch(() => undefined);
       await first.context.close();
       await second.context.close();
+    }
+  });
+
+  test('a page whose stream drops re-reads everything once on reconnecting (nothing lost meanwhile); a sign-out elsewhere ends its stream', async () => {
+    const { context, page } = await openConsole(browser, origin);
+    const again = await connect('2026-07-28', `${stack.mcpUrl}/again`, (await new ApiKeyStore(redis).create('humans', 'agent')).key);
+    try {
+      await signIn(page, humansOperator);
+      assert.ok(!(await again.call('list_granted_applications')).isError);
+      const row = page.locator('tr[data-session="again"]');
+      await row.waitFor();
+      assert.equal(await page.evaluate(() => (window as unknown as { deskgateEvents: { snapshots: number } }).deskgateEvents.snapshots), 1);
+      const asked = consoleRequests(page);
+      // Every gateway's subscriber loses Redis: the gateways end their pages' streams.
+      await redis.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+      // The session ends while the page is away (its message may be lost to pub/sub).
+      const ended = await fetch(`${origin2}/v1/sessions/again`, { method: 'DELETE', headers: { authorization: `Bearer ${humansOperator}` } });
+      assert.equal(ended.status, 200);
+      await row.waitFor({ state: 'detached' });
+      await page.waitForFunction(() => (window as unknown as { deskgateEvents: { snapshots: number } }).deskgateEvents.snapshots === 2);
+      assert.deepEqual(asked, ['GET /console/api/events'], 'reconnected once, and asked for no list');
+
+      // Signed out from another tab (the same cookie): the stream ends at its next heartbeat and the page shows the sign-in.
+      const cookie = await cookieHeader(context, origin);
+      const { csrf } = (await (await fetch(`${origin}/console/api/me`, { headers: { cookie } })).json()) as { csrf: string };
+      assert.equal((await fetch(`${origin}/console/api/sign-out`, { method: 'POST', headers: { cookie, origin, 'x-deskgate-csrf': csrf } })).status, 200);
+      await page.waitForSelector('input[name=key]', { timeout: EVENT_STREAM_LIMITS.heartbeatMs + 10_000 });
+    } finally {
+      await again.close().catch(() => undefined);
+      await context.close();
+    }
+  });
+
+  test('what publishes nothing still shows: a lock\'s lease lapsing, and (within the 10 s sweep) a session written behind deskgate\'s back', async () => {
+    const { context, page } = await openConsole(browser, origin);
+    const lapseKey = (await new ApiKeyStore(redis).create('humans', 'agent')).key;
+    const lapse = await connect('2026-07-28', `${stack.mcpUrl}/lapse`, lapseKey);
+    try {
+      await signIn(page, humansOperator);
+      assert.ok(!(await lapse.call('list_granted_applications')).isError);
+      assert.equal((await fetch(`${origin}/v1/sessions/lapse/lock`, { method: 'DELETE', headers: { authorization: `Bearer ${lapseKey}` } })).status, 200);
+      const lockCell = page.locator('tr[data-session="lapse"] td:nth-child(3)');
+      await lockCell.filter({ hasText: /^free$/ }).waitFor();
+      // A holder whose lease lapses in 1.5 s, told once (as a claim is); its lapse is told by nobody.
+      const desktopId = await redis.hget(`deskgate:session:humans:lapse`, 'desktopId');
+      await redis.set(`deskgate:desktop:${desktopId}:lock`, '999|k_lapsing', 'PX', 1500);
+      await redis.publish('deskgate:tenant:humans:console:events', JSON.stringify({ type: 'session', session: 'lapse' }));
+      await lockCell.filter({ hasText: 'API key k_lapsing' }).waitFor();
+      await lockCell.filter({ hasText: /^free$/ }).waitFor({ timeout: 5000 });
+
+      // A session record written straight into Redis, with no message: the sweep finds it, and its going.
+      const ghost = page.locator('tr[data-session="ghost"]');
+      await redis.multi().hset('deskgate:session:humans:ghost', { createdAt: Date.now(), lastUsedAt: Date.now() }).sadd('deskgate:tenant:humans:sessions', 'ghost').exec();
+      await ghost.waitFor({ timeout: 15_000 });
+      await redis.multi().del('deskgate:session:humans:ghost').srem('deskgate:tenant:humans:sessions', 'ghost').exec();
+      await ghost.waitFor({ state: 'detached', timeout: 15_000 });
+    } finally {
+      await redis.multi().del('deskgate:session:humans:ghost').srem('deskgate:tenant:humans:sessions', 'ghost').exec();
+      await fetch(`${origin}/v1/sessions/lapse`, { method: 'DELETE', headers: { authorization: `Bearer ${humansOperator}` } });
+      await lapse.close().catch(() => undefined);
+      await context.close();
     }
   });
 
