@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { KillSwitch } from '@deskgate/dispatch';
 import type { Browser, Page } from 'playwright-core';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { EVENT_STREAM_LIMITS } from '../../services/gateway/src/console/event-routes.ts';
@@ -272,7 +273,12 @@ describe('signed in as an operator', () => {
       assert.match(text, new RegExp(`Switched on by operator key ${keyId} through the REST API at `));
       assert.ok(!text.includes(stack.operatorKey), 'the key itself is never shown');
       assert.doesNotMatch(text, /outside the console/);
+      // The global switch, flipped with the CLI (no key), shows its own record.
+      await new KillSwitch(redis).set(null, true, { keyId: null, role: null, via: 'cli' });
+      await page.reload();
+      assert.match((await (await page.waitForSelector('.global-flip')).textContent()) ?? '', /global switch: Switched on by an operator with the CLI at /);
     } finally {
+      await new KillSwitch(redis).set(null, false, { keyId: null, role: null, via: 'cli' });
       assert.equal((await rest(false)).status, 200);
     }
     await sleep(600); // the switch is cached for half a second

@@ -26,6 +26,7 @@ export function KillSwitch() {
     ${data && html`<section class=${`kill-switch ${data.tenant ? 'on' : 'off'}`}>
       <p class="state">Computer use for this tenant is <b>${data.tenant ? 'switched OFF (kill switch on)' : 'running'}</b>${data.global ? ' — the global switch is on too' : ''}.</p>
       <${LastFlip} flip=${data.lastFlip} />
+      ${data.global && html`<div class="global-flip">The global switch: ${data.globalLastFlip ? html`<${LastFlip} flip=${data.globalLastFlip} />` : 'no record of who flipped it.'}</div>`}
       ${data.tenant ? html`<button onClick=${() => flip(false)}>Lift the kill switch</button>` : html`<button class="danger" onClick=${() => flip(true)}>Stop all computer use</button>`}
     </section>`}`;
 }
