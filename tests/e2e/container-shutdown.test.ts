@@ -173,3 +173,27 @@ describe('a worker drained (SIGTERM) while a warm spare is starting', () => {
     assert.match(readFileSync(worker.logFile, 'utf8'), /"msg":"desktop container being started removed: the worker is stopping"/);
   });
 });
+
+describe('a worker stopped (SIGINT) before it is ready, while its first spare is starting', () => {
+  test('gives the start up, leaves no container, never takes work, and exits 0 by itself', async () => {
+    assert.deepEqual(desktopContainers(), []);
+    const { service: early } = await startService<true>({
+      name: 'worker-early',
+      entry: `${repoRoot}services/worker/src/main.ts`,
+      env: { ...process.env, REDIS_URL: stack.redisUrl, DESKGATE_DESKTOP_PROVIDER: 'container', DESKGATE_DESKTOP_IMAGE: GATED_IMAGE, DESKGATE_WORKER_ID: `${WORKER_ID}-early`, DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '1', DESKGATE_WORKER_PORT: '0' },
+      logFile: join(logDir, 'worker-early.log'),
+      readyWhen: (record) => record.msg === 'worker health endpoint listening' || undefined,
+    });
+    extraWorkers.push(early);
+    const earlyContainers = () => docker('ps', '-aq', '--no-trunc', '--filter', `label=deskgate.worker=${WORKER_ID}-early`).split('\n').filter(Boolean);
+    for (const end = Date.now() + 30_000; earlyContainers().length === 0; await sleep(100)) {
+      if (Date.now() > end) assert.fail('no spare of the early worker was being started within 30 s');
+    }
+    early.process.kill('SIGINT');
+    assert.equal(await early.exited, 0, 'the worker exited by itself');
+    assert.deepEqual(earlyContainers(), [], 'the spare being started is removed');
+    const log = readFileSync(join(logDir, 'worker-early.log'), 'utf8');
+    assert.match(log, /"msg":"worker stopped"/);
+    assert.doesNotMatch(log, /"msg":"worker ready"/, 'it never announced itself ready');
+  });
+});

@@ -39,24 +39,14 @@ log.info({ provider: provider.kind, platform }, `desktops run as ${provider.kind
 const pool = new DesktopPool(config, provider, redis, metrics, log, loadPolicyFile(config.policyFile));
 
 let ready = false;
+// Started once the first spares are up (below), unless a stop came first.
+let lifecycle: ReturnType<typeof startLifecycleWorkers> | undefined;
+let deletionCost: ReturnType<typeof startPodDeletionCost> | null = null;
 /** Past the drain bound, teardown gets this long before the process exits regardless. */
 const TEARDOWN_BOUND_MS = 5000;
 const http = serve({ fetch: createHealthApp(metrics, () => ready && pool.ready).fetch, port: config.health.port, hostname: config.health.host }, (info) =>
   log.info({ host: config.health.host, port: info.port }, 'worker health endpoint listening'),
 );
-
-await pool.fillSpares();
-// Queues of workers gone for good (a crash, a pod replaced under a new id) are swept, in the background.
-sweepDeadWorkerQueues(redis, config.workerId).then(
-  (swept) => swept.length > 0 && log.info({ workers: swept }, `swept the release queues of ${swept.length} workers that are gone`),
-  (error: unknown) => log.warn({ err: error }, 'the release queues of gone workers were not swept'),
-);
-const lifecycle = startLifecycleWorkers(pool, redis, config.workerId, log, platform);
-// In Kubernetes: the pod's deletion cost follows the desktops held (the idlest pod goes first on scale-in).
-const deletionCost = config.pod ? startPodDeletionCost(config.pod, () => heldDesktops(metrics), metrics, log) : null;
-ready = true;
-// Readiness is announced whatever the log level: launchers wait for this line.
-log.child({}, { level: 'info' }).info({ maxDesktops: config.maxDesktops, warm: config.warmDesktops, size: config.desktopSize }, 'worker ready');
 
 /**
  * SIGTERM (drain): takes no new allocation and withdraws its room at once; its desktops take
@@ -79,7 +69,7 @@ handleStopSignals({
     void deletionCost?.stop();
     const ms: Record<string, number> = {};
     // BullMQ's close talks to Redis, which may be gone: it gets a second.
-    const allocationsStopped = withinMs(lifecycle.stopAllocating(), 1000).then(() => (ms.allocations = took(started)));
+    const allocationsStopped = withinMs(lifecycle?.stopAllocating() ?? Promise.resolve(), 1000).then(() => (ms.allocations = took(started)));
     // SIGINT: every desktop torn down at once, in parallel (no drain step before it).
     const drained = (drainMs > 0 ? pool.drain(drainMs) : pool.close().then(() => ({ waitedMs: 0, cutOff: 0 }))).then(({ waitedMs, cutOff }) => {
       ms.desktops = took(started);
@@ -87,7 +77,7 @@ handleStopSignals({
     });
     await Promise.all([allocationsStopped, drained]);
     // Releases are taken until the desktops are gone (a session ended during the drain).
-    await withinMs(lifecycle.close(), 1000);
+    if (lifecycle) await withinMs(lifecycle.close(), 1000);
     ms.lifecycle = took(started);
     // Every desktop is gone: the watchdog need not start a reaper to find nothing.
     await provider.retire?.().catch((error: unknown) => log.warn({ err: error }, 'watchdog not stood down (it reaps on exit instead)'));
@@ -96,3 +86,22 @@ handleStopSignals({
     log.info({ ms: { ...ms, total: took(started) } }, 'worker stopped');
   },
 });
+
+// The stop handlers are in place before the first spares start: a stop while they start gives
+// the starts up and leaves nothing (the lifecycle workers are then never started).
+let stopRequested = false;
+process.once('SIGINT', () => (stopRequested = true)).once('SIGTERM', () => (stopRequested = true));
+await pool.fillSpares();
+if (!stopRequested) {
+  // Queues of workers gone for good (a crash, a pod replaced under a new id) are swept, in the background.
+  sweepDeadWorkerQueues(redis, config.workerId).then(
+    (swept) => swept.length > 0 && log.info({ workers: swept }, `swept the release queues of ${swept.length} workers that are gone`),
+    (error: unknown) => log.warn({ err: error }, 'the release queues of gone workers were not swept'),
+  );
+  lifecycle = startLifecycleWorkers(pool, redis, config.workerId, log, platform);
+  // In Kubernetes: the pod's deletion cost follows the desktops held (the idlest pod goes first on scale-in).
+  deletionCost = config.pod ? startPodDeletionCost(config.pod, () => heldDesktops(metrics), metrics, log) : null;
+  ready = true;
+  // Readiness is announced whatever the log level: launchers wait for this line.
+  log.child({}, { level: 'info' }).info({ maxDesktops: config.maxDesktops, warm: config.warmDesktops, size: config.desktopSize }, 'worker ready');
+}
