@@ -105,7 +105,8 @@ test('an agent key cannot lift (or flip) its tenant\'s kill switch: 403, the swi
     await refusedForRole(await api('/v1/killswitch', stack.apiKey), /operator or admin/);
     await refusedForRole(await api('/v1/killswitch', approverKey, { method: 'PUT', body: JSON.stringify({ on: false }) }), /this API key is an approver key/);
     await sleep(600);
-    assert.deepEqual(await json(await api('/v1/killswitch', stack.operatorKey)), { global: false, tenant: true }, 'nothing changed');
+    const state = (await json(await api('/v1/killswitch', stack.operatorKey))) as { global: boolean; tenant: boolean; lastFlip: { role: string; on: boolean } | null };
+    assert.deepEqual([state.global, state.tenant, state.lastFlip?.role, state.lastFlip?.on], [false, true, 'operator', true], 'nothing changed, nor the record of the last flip');
     assert.deepEqual(await agent.listTools(), []);
     assert.equal(errorKind(await agent.call('list_granted_applications')), 'disabled');
   } finally {
