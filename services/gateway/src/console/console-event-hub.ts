@@ -1,6 +1,6 @@
 /**
  * The gateway side of what the console is told as it happens (console-events.ts in dispatch):
- * one Redis subscriber per gateway, opened with the first page and subscribed to a tenant's
+ * one Redis subscriber per gateway, open while pages are connected and subscribed to a tenant's
  * channel while at least one page of that tenant is connected here. An approval event goes to
  * the pages as it came; a session event becomes that session's current row, read once per
  * gateway however many pages watch, and changes of one session within SESSION_COALESCE_MS
@@ -72,7 +72,13 @@ export class ConsoleEventHub {
       this.sweeps.delete(tenant);
       for (const [key, { timer }] of this.due) if (key.startsWith(`${tenant}\0`)) (clearTimeout(timer), this.due.delete(key));
       for (const key of this.sent.keys()) if (key.startsWith(`${tenant}\0`)) this.sent.delete(key);
-      this.subscriber?.unsubscribe(keys.consoleEvents(tenant)).catch(() => undefined);
+      if (this.pages.size > 0) {
+        this.subscriber?.unsubscribe(keys.consoleEvents(tenant)).catch(() => undefined);
+        return;
+      }
+      // The last page left: a gateway no console page is connected to holds no extra connection.
+      this.subscriber?.disconnect();
+      this.subscriber = null;
     };
   }
 

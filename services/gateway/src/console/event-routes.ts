@@ -8,6 +8,7 @@
  * (expiry, sign-out or the key revoked: checked every heartbeat), and when the page falls so
  * far behind that its backlog fills (it reconnects and starts over from a snapshot).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono } from 'hono';
 import { streamSSE, type SSEMessage } from 'hono/streaming';
 import { keys, type ApprovalStore } from '@deskgate/dispatch';
@@ -28,6 +29,8 @@ export const EVENT_STREAM_LIMITS = {
   backlog: 200,
   /** How soon the browser reconnects after the stream ends. */
   retryMs: 1000,
+  /** How long an ending stream may take to deliver what it still holds before it is cut. */
+  flushMs: 1000,
 } as const;
 
 export interface EventRouteDeps {
@@ -63,7 +66,7 @@ export function eventRoutes(deps: EventRouteDeps) {
       const write = (message: SSEMessage) => {
         if (backlog >= EVENT_STREAM_LIMITS.backlog) return ended();
         backlog++;
-        chain = chain.then(() => stream.writeSSE(message)).then(() => void backlog--, () => ended());
+        chain = chain.then(() => stream.writeSSE(message)).then(() => void backlog--);
       };
       const toMessage = ({ event, data }: PageEvent): SSEMessage => ({ event, data: JSON.stringify(data) });
       // Events heard before the snapshot is written wait for it (the page applies both by id).
@@ -99,7 +102,9 @@ export function eventRoutes(deps: EventRouteDeps) {
       } finally {
         for (const timer of timers) clearTimeout(timer);
         stop();
-        await chain.catch(() => undefined);
+        // A page that stopped reading holds the writes up: cut it (it reconnects and starts over).
+        const flushed = await Promise.race([chain.then(() => true), sleep(EVENT_STREAM_LIMITS.flushMs).then(() => false)]);
+        if (!flushed) stream.abort();
         const left = (open.get(sessionId) ?? 1) - 1;
         if (left > 0) open.set(sessionId, left);
         else open.delete(sessionId);
