@@ -81,9 +81,10 @@ export function eventRoutes(deps: EventRouteDeps) {
         reset: () => ended(),
       };
       stream.onAbort(() => ended());
-      const stop = await deps.hub.subscribe(tenant, listener);
+      let stop: () => void = () => undefined;
       const timers: NodeJS.Timeout[] = [];
       try {
+        stop = await deps.hub.subscribe(tenant, listener);
         const [approvals, sessions] = await Promise.all([
           wants.approvals ? deps.approvals.list(tenant) : undefined,
           wants.sessions ? sessionOverview(deps.overview, tenant) : undefined,
