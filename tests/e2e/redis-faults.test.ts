@@ -103,7 +103,9 @@ describe('Redis faults', () => {
     assert.ok(desktopBefore, 'the session has a desktop');
     const switched = await api(stack, '/v1/killswitch', operatorB, { method: 'PUT', body: JSON.stringify({ on: true }) });
     assert.equal(switched.status, 200);
-    assert.deepEqual(await switched.json(), { global: false, tenant: true });
+    const flipped = (await switched.json()) as { global: boolean; tenant: boolean; lastFlip: { on: boolean; via: string } | null };
+    assert.deepEqual({ global: flipped.global, tenant: flipped.tenant }, { global: false, tenant: true });
+    assert.deepEqual({ on: flipped.lastFlip?.on, via: flipped.lastFlip?.via }, { on: true, via: 'api' }, 'the flip is recorded with it');
     const agentOfB = await open('b-session', agentB);
     assert.equal(errorKind(await agentOfB.call('screenshot')), 'disabled');
     // Past the append-only file's once-a-second fsync: even a crash would keep these.
@@ -167,9 +169,12 @@ describe('Redis faults', () => {
     // The kill switches are as they were: B's on, A's off.
     assert.equal(errorKind(await agentOfB.call('screenshot')), 'disabled');
     const stateB = await api(stack, '/v1/killswitch', operatorB);
-    assert.deepEqual(await stateB.json(), { global: false, tenant: true });
+    // The switch and its record of who flipped it both survive the restart (AOF); the other tenant's is untouched.
+    const afterB = (await stateB.json()) as typeof flipped;
+    assert.deepEqual({ global: afterB.global, tenant: afterB.tenant, lastFlip: afterB.lastFlip }, { global: false, tenant: true, lastFlip: flipped.lastFlip });
     const stateA = await api(stack, '/v1/killswitch', stack.operatorKey);
-    assert.deepEqual(await stateA.json(), { global: false, tenant: false });
+    const afterA = (await stateA.json()) as typeof flipped;
+    assert.deepEqual({ global: afterA.global, tenant: afterA.tenant, lastFlip: afterA.lastFlip }, { global: false, tenant: false, lastFlip: null });
     // A new session gets a desktop through the other gateway: the workers' BullMQ consumers and the gateways' queues came back.
     const newcomer = await connect('2026-07-28', `${stack.mcpUrls[1]}/after-restart`, stack.apiKey);
     clients.push(newcomer);
