@@ -60,11 +60,6 @@ run e2e node_counts node --import tsx scripts/test-lanes.ts --lanes 2 --alone sa
 
 # waited NAME PID: waits for a background setup, noting how long the suites waited for it.
 waited() { local started=$SECONDS; wait "$2"; local status=$?; timings+=("waiting for $1 $((SECONDS - started)) s"); return $status; }
-say "waiting for the Kubernetes tools (kubeconform, etcd, kube-apiserver)"
-waited k8s-tools "$k8s_tools" || { cat "$logdir/k8s-tools.log"; say "the Kubernetes tools could not be built: validate.sh will say what is missing"; }
-# Both overlays: kubeconform -strict offline, then a server-side dry run on a real API server (Pod Security included).
-run k8s-manifests node_counts bash scripts/k8s/validate.sh
-
 say "waiting for the container setup (Docker engine, images, Compose v2)"
 if waited container-setup "$containers_setup"; then
   tail -1 "$logdir/containers-setup.log"
@@ -77,6 +72,13 @@ else
   say "the container setup failed: the container suites did not run"
   failed=$((failed + 1)); broken+=(container-setup)
 fi
+
+# After the container suites: a cold build of kube-apiserver is the longest background setup,
+# and it finishes while they run.
+say "waiting for the Kubernetes tools (kubeconform, etcd, kube-apiserver)"
+waited k8s-tools "$k8s_tools" || { cat "$logdir/k8s-tools.log"; say "the Kubernetes tools could not be built: validate.sh will say what is missing"; }
+# Both overlays: kubeconform -strict offline, then a server-side dry run on a real API server (Pod Security included).
+run k8s-manifests node_counts bash scripts/k8s/validate.sh
 
 say "waiting for the Swift toolchain (Debian 13's swiftlang in a root of its own)"
 if waited swift-setup "$swift_setup"; then
