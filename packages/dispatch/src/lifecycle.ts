@@ -244,10 +244,7 @@ export class LifecycleClient {
     if (!listener) {
       const connection = this.redis.duplicate({ maxRetriesPerRequest: null });
       listener = queueEventsFromNow(lifecycleQueueFor(platform), connection, keys.bullPrefix()).then(
-        (events) => {
-          events.on('error', () => undefined); // reconnects by itself; a waiting call times out
-          return { events, connection };
-        },
+        (events) => ({ events, connection }),
         (error: unknown) => {
           this.listeners.delete(platform); // the next call tries again
           connection.disconnect();

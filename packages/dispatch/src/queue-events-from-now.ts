@@ -15,6 +15,14 @@ export async function queueEventsFromNow(queueName: string, connection: Redis, p
   // An empty or missing stream: everything in it is new.
   const lastEventId = tail[0]?.[0] ?? '0-0';
   const events = new QueueEvents(queueName, { connection, prefix, lastEventId });
-  await events.waitUntilReady();
+  // From the start: an 'error' with no listener would end the process. It reconnects by itself;
+  // a call waiting on it times out.
+  events.on('error', () => undefined);
+  try {
+    await events.waitUntilReady();
+  } catch (error) {
+    await events.close().catch(() => undefined);
+    throw error;
+  }
   return events;
 }
