@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -126,6 +126,11 @@ test('a worker killed mid-type: a clear error, the text at most once, nothing of
   const started = Date.now();
   const typing = victim.call('type', { text: TEXT });
   await until('the probe to receive some of the text', () => events().some((event) => event.type === 'text' && (event.value?.length ?? 0) >= 20), 20_000);
+  // Every process of the desktop's user as the worker dies (the slot may be another desktop's soon after the sweep).
+  const ofTheDeadDesktop = processesOf(dead.uid).pids;
+  // Its X socket, by inode: once removed, the display number is free for another Xvfb.
+  const deadSocket = `/tmp/.X11-unix/X${dead.display.slice(1)}`;
+  const deadSocketInode = statSync(deadSocket).ino;
   process.kill(stack.worker.process.pid!, 'SIGKILL');
 
   const answer = await typing;
@@ -144,9 +149,18 @@ test('a worker killed mid-type: a clear error, the text at most once, nothing of
   // Nothing of the dead worker's desktop is left: pdeathsig kills the display and the app at
   // once, its watchdog sweeps the user and removes the files. The sweep is a node process the
   // watchdog starts (with tsx), which a loaded machine — CI builds images beside this — can take
-  // several seconds to start: the bound is on "never left", not on speed.
-  await until('the dead desktop to be gone', () => !dead.pids.some(alive) && !app.some(alive) && processesOf(dead.uid).pids.length === 0, 15_000);
-  await until("the dead desktop's files to be removed", () => !existsSync(dead.root) && !existsSync(`/tmp/.X11-unix/X${dead.display.slice(1)}`), 5000);
+  // several seconds to start: the bound is on "never left", not on speed. Once swept, the slot's
+  // user is free for another desktop (another test file's, beside this one): only the processes
+  // the dead desktop ran are looked for.
+  await until('the dead desktop to be gone', () => !dead.pids.some(alive) && !app.some(alive) && !ofTheDeadDesktop.some(alive), 15_000);
+  const socketGone = () => {
+    try {
+      return statSync(deadSocket).ino !== deadSocketInode; // another desktop's, made since
+    } catch {
+      return true;
+    }
+  };
+  await until("the dead desktop's files to be removed", () => !existsSync(dead.root) && socketGone(), 5000);
 
   // The other worker's desktop was never touched.
   const still = await facts('bystander');
