@@ -76,6 +76,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   const lane = async (number: number) => {
     for (let file = queue.shift(); file; file = queue.shift()) {
+      // Its output comes whole when it ends; meanwhile, this line says what runs.
+      process.stdout.write(`# [lane ${number}] ${basename(file)}: started\n`);
       const result = await runFile(file, nodeArgs);
       took[file] = result.seconds;
       if (!result.ok) failed.push(file);
