@@ -55,6 +55,19 @@ async function letNextStart(known: string[]): Promise<string> {
 
 let stack: Stack;
 let logDir: string;
+/** A worker on the suite's Redis with the gated image, up to its health endpoint: its first spare is being started. */
+async function startGatedWorker(name: string, workerId: string): Promise<ServiceProcess> {
+  const { service } = await startService<true>({
+    name,
+    entry: `${repoRoot}services/worker/src/main.ts`,
+    env: { ...process.env, REDIS_URL: stack.redisUrl, DESKGATE_DESKTOP_PROVIDER: 'container', DESKGATE_DESKTOP_IMAGE: GATED_IMAGE, DESKGATE_WORKER_ID: workerId, DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '1', DESKGATE_WORKER_PORT: '0' },
+    logFile: join(logDir, `${name}.log`),
+    readyWhen: (record) => record.msg === 'worker health endpoint listening' || undefined,
+  });
+  extraWorkers.push(service);
+  return service;
+}
+
 const connections: McpConnection[] = [];
 const extraWorkers: ServiceProcess[] = [];
 
@@ -128,14 +141,7 @@ describe('a worker killed (SIGKILL) while a desktop is starting', () => {
   test('leaves it, and the next worker with its id removes it and one created but never started', async () => {
     assert.deepEqual(desktopContainers(), []);
     // A worker of the same id, up to its health endpoint: its first spare is being started.
-    const { service: killed } = await startService<true>({
-      name: 'worker-killed',
-      entry: `${repoRoot}services/worker/src/main.ts`,
-      env: { ...process.env, REDIS_URL: stack.redisUrl, DESKGATE_DESKTOP_PROVIDER: 'container', DESKGATE_DESKTOP_IMAGE: GATED_IMAGE, DESKGATE_WORKER_ID: WORKER_ID, DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '1', DESKGATE_WORKER_PORT: '0' },
-      logFile: join(logDir, 'worker-killed.log'),
-      readyWhen: (record) => record.msg === 'worker health endpoint listening' || undefined,
-    });
-    extraWorkers.push(killed);
+    const killed = await startGatedWorker('worker-killed', WORKER_ID);
     const starting = await newContainer([]);
     killed.process.kill('SIGKILL');
     assert.equal(await killed.exited, null);
@@ -177,14 +183,7 @@ describe('a worker drained (SIGTERM) while a warm spare is starting', () => {
 describe('a worker stopped (SIGINT) before it is ready, while its first spare is starting', () => {
   test('gives the start up, leaves no container, never takes work, and exits 0 by itself', async () => {
     assert.deepEqual(desktopContainers(), []);
-    const { service: early } = await startService<true>({
-      name: 'worker-early',
-      entry: `${repoRoot}services/worker/src/main.ts`,
-      env: { ...process.env, REDIS_URL: stack.redisUrl, DESKGATE_DESKTOP_PROVIDER: 'container', DESKGATE_DESKTOP_IMAGE: GATED_IMAGE, DESKGATE_WORKER_ID: `${WORKER_ID}-early`, DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '1', DESKGATE_WORKER_PORT: '0' },
-      logFile: join(logDir, 'worker-early.log'),
-      readyWhen: (record) => record.msg === 'worker health endpoint listening' || undefined,
-    });
-    extraWorkers.push(early);
+    const early = await startGatedWorker('worker-early', `${WORKER_ID}-early`);
     const earlyContainers = () => docker('ps', '-aq', '--no-trunc', '--filter', `label=deskgate.worker=${WORKER_ID}-early`).split('\n').filter(Boolean);
     for (const end = Date.now() + 30_000; earlyContainers().length === 0; await sleep(100)) {
       if (Date.now() > end) assert.fail('no spare of the early worker was being started within 30 s');
