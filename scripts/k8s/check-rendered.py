@@ -134,6 +134,28 @@ rule("NetworkPolicy: workers take traffic only on their health port 7421, from a
 exposed = [s for s in by_kind.get("Service", []) if s["spec"].get("type", "ClusterIP") != "ClusterIP"]
 rule("no Service is exposed outside the cluster by the manifests (an Ingress or load balancer is the operator's choice)", [name(s) for s in exposed])
 
+# KEDA keeps ceil(wanted.desktops / targetValue) workers: targetValue must be what one worker runs.
+def scaled_object_problems(item):
+    per_worker = config("deskgate-workers", "DESKGATE_MAX_DESKTOPS")
+    spec = item["spec"]
+    problems = [] if spec["scaleTargetRef"]["name"] == "deskgate-worker" else ["not the worker Deployment"]
+    problems += [] if spec.get("minReplicaCount", 0) >= 1 else ["minReplicaCount < 1"]
+    for trigger in spec["triggers"]:
+        meta = trigger["metadata"]
+        if trigger["type"] != "metrics-api" or meta.get("valueLocation") != "wanted.desktops" or not meta.get("url", "").endswith("/v1/fleet/demand"):
+            problems.append(f"trigger {json.dumps(trigger)} is not the fleet's wanted.desktops")
+        elif meta.get("targetValue") != per_worker:
+            problems.append(f"targetValue {meta.get('targetValue')} != DESKGATE_MAX_DESKTOPS {per_worker}")
+        elif meta.get("authMode") != "bearer" or not trigger.get("authenticationRef"):
+            problems.append("no bearer token (the fleet token) for the demand route")
+    return "; ".join(problems) or None
+scaled = by_kind.get("ScaledObject", [])
+rule("KEDA: the workers scale on the fleet's wanted.desktops ÷ DESKGATE_MAX_DESKTOPS (with the fleet token, never below 1), as the gateways count a worker",
+     [scaled_object_problems(i) for i in scaled]
+     + ([] if config("deskgate", "DESKGATE_FLEET_DESKTOPS_PER_WORKER") == config("deskgate-workers", "DESKGATE_MAX_DESKTOPS")
+        else ["DESKGATE_FLEET_DESKTOPS_PER_WORKER != DESKGATE_MAX_DESKTOPS"])
+     + ([] if scaled else ["no ScaledObject"]))
+
 if overlay == "local":
     rule("local: every image is used from the node (imagePullPolicy Never)",
          [None if c.get("imagePullPolicy") == "Never" else f"{name(i)}/{c['name']}" for i, c in containers])

@@ -13,6 +13,8 @@
 # The fixes this machine needs (docs/kubernetes.md): containerd restrict_oom_score_adj (root
 # has no CAP_SYS_RESOURCE, kubelet asks for oom_score_adj -998); kubelet on cgroup v1
 # (failCgroupV1: false, cgroupfs); apiserver reaches the kubelet by InternalIP.
+# For KEDA (scripts/k8s/keda-up.sh): the aggregation layer's front-proxy flags, and the HPA
+# controller syncing every 5 s (15 s by default) so the cluster test's scaling is quick.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/k8s/lib.sh
@@ -51,6 +53,18 @@ if [ ! -f "$ST/pki/kubelet-client.crt" ]; then
 fi
 
 bg() { local name=$1; shift; setsid nohup "$@" >"$ST/logs/$name.log" 2>&1 </dev/null & echo $! >"$ST/$name.pid"; }
+# The aggregation layer, for KEDA's external-metrics API server (scripts/k8s/keda-up.sh): the
+# API server proxies /apis/external.metrics.k8s.io to it as front-proxy-client, a certificate
+# of a CA of its own that the adapter trusts for the caller's identity headers.
+if [ ! -f "$ST/pki/front-proxy-client.crt" ]; then
+  ( cd "$ST/pki"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout front-proxy-ca.key -out front-proxy-ca.crt -subj /CN=deskgate-front-proxy-ca -days 30
+    openssl req -newkey rsa:2048 -nodes -keyout front-proxy-client.key -out front-proxy-client.csr -subj /CN=front-proxy-client
+    printf 'extendedKeyUsage=clientAuth\n' > front-proxy-client.ext
+    openssl x509 -req -in front-proxy-client.csr -CA front-proxy-ca.crt -CAkey front-proxy-ca.key -CAcreateserial \
+      -extfile front-proxy-client.ext -out front-proxy-client.crt -days 30 ) >/dev/null 2>&1
+fi
+
 bg etcd "$K8S_BIN/etcd" --data-dir "$ST/etcd" --listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
   --listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 --initial-cluster default=http://127.0.0.1:2380
 bg apiserver "$K8S_BIN/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 --secure-port=6443 --advertise-address="$NODE_IP" \
@@ -58,7 +72,11 @@ bg apiserver "$K8S_BIN/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 --se
   --service-account-key-file="$ST/pki/sa.pub" --service-account-signing-key-file="$ST/pki/sa.key" \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local --service-cluster-ip-range=10.96.0.0/16 \
   --kubelet-preferred-address-types=InternalIP --allow-privileged=true \
-  --kubelet-client-certificate="$ST/pki/kubelet-client.crt" --kubelet-client-key="$ST/pki/kubelet-client.key"
+  --kubelet-client-certificate="$ST/pki/kubelet-client.crt" --kubelet-client-key="$ST/pki/kubelet-client.key" \
+  --requestheader-client-ca-file="$ST/pki/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+  --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+  --requestheader-extra-headers-prefix=X-Remote-Extra- --proxy-client-cert-file="$ST/pki/front-proxy-client.crt" \
+  --proxy-client-key-file="$ST/pki/front-proxy-client.key" --enable-aggregator-routing=true
 for _ in $(seq 240); do kubectl get --raw /readyz >/dev/null 2>&1 && break; sleep 0.25; done
 kubectl get --raw /readyz >/dev/null || { say "kube-apiserver is not ready: $ST/logs/apiserver.log"; exit 1; }
 say "API server ready ($((SECONDS - started)) s)"
@@ -66,7 +84,8 @@ say "API server ready ($((SECONDS - started)) s)"
 bg controller-manager "$K8S_BIN/kube-controller-manager" --kubeconfig="$KUBECONFIG" --authentication-kubeconfig="$KUBECONFIG" \
   --authorization-kubeconfig="$KUBECONFIG" --service-account-private-key-file="$ST/pki/sa.key" --root-ca-file="$ST/pki/apiserver.crt" \
   --use-service-account-credentials=false --cluster-cidr=10.244.0.0/16 --allocate-node-cidrs=true \
-  --service-cluster-ip-range=10.96.0.0/16 --leader-elect=false --bind-address=127.0.0.1
+  --service-cluster-ip-range=10.96.0.0/16 --leader-elect=false --bind-address=127.0.0.1 \
+  --horizontal-pod-autoscaler-sync-period=5s
 bg scheduler "$K8S_BIN/kube-scheduler" --kubeconfig="$KUBECONFIG" --authentication-kubeconfig="$KUBECONFIG" \
   --authorization-kubeconfig="$KUBECONFIG" --leader-elect=false --bind-address=127.0.0.1
 

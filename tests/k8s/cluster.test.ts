@@ -4,10 +4,13 @@
  * scratch, then driven from the host as a client would — the official MCP client through the
  * gateway's Service (its ClusterIP, via kube-proxy), a worker pod killed in the middle of a
  * call (a clear worker_lost, then the session's next call on a fresh desktop of the new pod),
- * workers scaled out on the fleet's demand and back in: each worker keeps its pod's
- * deletion cost at the desktops it holds, so the idle pod goes and a live session is not cut.
+ * workers scaled out on the fleet's demand and back in by KEDA (its metrics-api trigger on
+ * GET /v1/fleet/demand, through the external-metrics API; nothing here scales by hand): each
+ * worker keeps its pod's deletion cost at the desktops it holds, so the idle pod goes and a
+ * live session is not cut.
  *
- * Needs KUBECONFIG (the cluster's admin) and DESKGATE_K8S_BIN (kubectl) from the script.
+ * Needs KUBECONFIG (the cluster's admin) and DESKGATE_K8S_BIN (kubectl) from the script, and
+ * KEDA running on the node (scripts/k8s/keda-up.sh).
  */
 import assert from 'node:assert/strict';
 import { execFile as execFileCallback } from 'node:child_process';
@@ -203,11 +206,45 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
-/** What KEDA's metrics-api trigger does with wanted.desktops ÷ DESKGATE_MAX_DESKTOPS: here, by hand. */
-const scaleTo = (replicas: number) => kubectl('-n', 'deskgate-workers', 'scale', 'deployment/deskgate-worker', `--replicas=${replicas}`);
+const deploymentReplicas = async () => Number(await kubectl('-n', 'deskgate-workers', 'get', 'deployment/deskgate-worker', '-o', 'jsonpath={.spec.replicas}'));
+/** The HorizontalPodAutoscaler KEDA made for the ScaledObject (keda-hpa-<name>). */
+const kedaHpa = async () => JSON.parse(await kubectl('-n', 'deskgate-workers', 'get', 'hpa', 'keda-hpa-deskgate-worker', '-o', 'json')) as {
+  spec: { minReplicas: number; maxReplicas: number; scaleTargetRef: { name: string }; metrics: { external: { metric: { name: string } } }[] };
+  status: { desiredReplicas: number };
+};
+/** A Kubernetes quantity as a number ("4", "4000m", "1500m"). */
+const quantity = (value: string) => (value.endsWith('m') ? Number(value.slice(0, -1)) / 1000 : Number(value));
+/**
+ * The value the HPA reads for the workers: asked of the external-metrics API (the API server's
+ * aggregation layer → keda-adapter → keda-operator, which polls GET /v1/fleet/demand).
+ */
+async function externalMetric(): Promise<number> {
+  const name = (await kedaHpa()).spec.metrics[0]!.external.metric.name;
+  const answer = JSON.parse(await kubectl('get', '--raw', `/apis/external.metrics.k8s.io/v1beta1/namespaces/deskgate-workers/${name}?labelSelector=${encodeURIComponent('scaledobject.keda.sh/name=deskgate-worker')}`)) as { items: { value: string }[] };
+  return quantity(answer.items[0]!.value);
+}
+const replicasAre = (wanted: number, timeoutMs: number) => until(`KEDA scales the workers to ${wanted}`, async () => ((await deploymentReplicas()) === wanted ? true : undefined), timeoutMs);
 
-test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new worker pod; scale-in removes the idle pod (deletion cost) and cuts no session', async () => {
+test('KEDA runs the workers\' ScaledObject: Ready, its HPA reads the fleet\'s wanted.desktops through the external-metrics API', async () => {
+  const ready = await until('the ScaledObject Ready', async () => {
+    const status = await kubectl('-n', 'deskgate-workers', 'get', 'scaledobject', 'deskgate-worker', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}');
+    return status === 'True' ? status : undefined;
+  }, 60_000);
+  assert.equal(ready, 'True');
+  const hpa = await kedaHpa();
+  assert.deepEqual({ min: hpa.spec.minReplicas, max: hpa.spec.maxReplicas, target: hpa.spec.scaleTargetRef.name }, { min: 1, max: 3, target: 'deskgate-worker' });
+  // What KEDA serves to the HPA is what the gateways' demand route says.
+  const metric = await until('the external metric equal to wanted.desktops', async () => {
+    const [served, asked] = [await externalMetric(), (await demand()).wanted.desktops];
+    return served === asked ? { served, asked } : undefined;
+  }, 30_000);
+  console.log(`external metric ${hpa.spec.metrics[0]!.external.metric.name} = wanted.desktops = ${metric.served}`);
+  assert.equal(await deploymentReplicas(), Math.ceil(metric.asked / 2));
+});
+
+test('KEDA scales on the fleet\'s demand: a warm desktop at once, a new worker pod for a waiting session; scale-in removes the idle pod (deletion cost) and cuts no session', async () => {
   assert.ok(mcp, 'the session of the previous tests');
+  assert.equal(await deploymentReplicas(), 1, 'one worker before the load');
   // The local worker runs 2 desktops: session k8s holds one, the warm spare is the other.
   const warm = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-warm`, apiKey);
   const cold = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-cold`, apiKey);
@@ -223,7 +260,7 @@ test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new wo
     console.log(`demand → ready desktop, warm (a spare of a running worker): ${seconds(performance.now() - started)}`);
 
     // The worker is full: a third session waits for a desktop (DESKGATE_DESKTOP_WAIT_SECONDS);
-    // the demand route asks for a second worker, and the scaler adds it.
+    // the demand route asks for a second worker and KEDA adds it — nobody else scales here.
     const [first] = await workerPods();
     assert.ok(first);
     started = performance.now();
@@ -232,11 +269,12 @@ test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new wo
       const now = await demand();
       return now.sessions.waiting >= 1 && now.wanted.workers === 2 ? now : undefined;
     }, 15_000);
-    console.log(`demand while full: ${JSON.stringify(asked)}`);
-    await scaleTo(asked.wanted.workers);
+    console.log(`demand while full: ${JSON.stringify(asked)} (${seconds(performance.now() - started)} after the session's first call)`);
+    await replicasAre(2, 60_000);
+    console.log(`demand → KEDA's HPA sets 2 workers: ${seconds(performance.now() - started)}`);
     const answer = await coldShot;
     assert.ok(!answer.isError, textOf(answer));
-    console.log(`demand → ready desktop, cold (a new worker pod): ${seconds(performance.now() - started)}`);
+    console.log(`demand → ready desktop, cold (a new worker pod, added by KEDA): ${seconds(performance.now() - started)}`);
     const pods = await workerPods();
     assert.equal(pods.length, 2);
     const second = pods.find((pod) => pod !== first)!;
@@ -246,11 +284,15 @@ test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new wo
     assert.deepEqual(placement, { coldAllocatedBy: [second], held: { [first]: 2, [second]: 1 } }, 'the third session is on the new pod');
     await costIs(first, 2);
     await costIs(second, 1);
+    // Three sessions in use + the warm target: KEDA serves 4 desktops, the HPA keeps 2 workers.
+    assert.equal(await until('the external metric at 4', async () => ((await externalMetric()) === 4 ? 4 : undefined), 20_000), 4);
+    assert.equal((await kedaHpa()).status.desiredReplicas, 2);
 
     // Load goes, from the older pod: the sessions k8s and k8s-warm end; k8s-cold, on the newer
     // pod, goes on. Without deletion costs the ReplicaSet would remove the newer pod (ready for
     // the shorter time) and cut k8s-cold; with them, the idle one goes.
     const coldDesktop = await desktopOf(operatorKey, 'k8s-cold');
+    started = performance.now();
     for (const name of ['k8s', 'k8s-warm']) {
       const ended = await fetch(`${GATEWAY}/v1/sessions/${name}`, { method: 'DELETE', headers: { Authorization: `Bearer ${operatorKey}` } });
       assert.equal(ended.status, 200, await ended.text());
@@ -260,19 +302,24 @@ test('scaled on /v1/fleet/demand: a warm desktop at once, a cold one on a new wo
       return now.wanted.workers === 1 ? now : undefined;
     }, 15_000);
     console.log(`demand after the load: ${JSON.stringify(calm)}`);
-    started = performance.now();
     await costIs(first, 0);
     console.log(`sessions ended → the idle pod's deletion cost 0: ${seconds(performance.now() - started)}`);
-    started = performance.now();
-    await scaleTo(calm.wanted.workers);
+    await replicasAre(1, 90_000);
+    console.log(`sessions ended → KEDA's HPA sets 1 worker: ${seconds(performance.now() - started)}`);
     await kubectl('-n', 'deskgate-workers', 'wait', '--for=delete', `pod/${first}`, '--timeout=90s');
-    console.log(`scale-in: the idle pod drained and gone in ${seconds(performance.now() - started)}`);
+    console.log(`sessions ended → the idle pod drained and gone: ${seconds(performance.now() - started)}`);
     assert.deepEqual(await workerPods(), [second]);
     const shot = await cold.call('screenshot');
     assert.ok(!shot.isError, textOf(shot));
     assert.doesNotMatch(textOf(shot), /desktop was lost/, 'the session on the remaining pod kept its desktop');
     assert.equal(await desktopOf(operatorKey, 'k8s-cold'), coldDesktop, 'the same desktop');
     assert.equal(await held(second), 1);
+    // Never below the sessions in use: one session + the warm target is 2 desktops, one worker's
+    // worth, and that is what KEDA serves and the HPA keeps.
+    assert.equal(await until('the external metric at 2', async () => ((await externalMetric()) === 2 ? 2 : undefined), 20_000), 2);
+    const hpa = await kedaHpa();
+    assert.equal(hpa.status.desiredReplicas, 1);
+    assert.equal(await deploymentReplicas(), 1);
   } finally {
     await warm.close().catch(() => undefined);
     await cold.close().catch(() => undefined);
