@@ -75,12 +75,12 @@ export const settleRequestSchema = z
   .refine((r) => r.max_ms >= r.quiet_ms, { message: 'max_ms must be from quiet_ms to 30000', path: ['max_ms'] })
   .refine((r) => r.react_quiet_ms == null || (r.react_quiet_ms >= r.quiet_ms && r.react_quiet_ms <= r.max_ms), { message: 'react_quiet_ms must be from quiet_ms to max_ms', path: ['react_quiet_ms'] });
 
-/** The live view's next frame: waits for damage past `after`, then the whole screen (docs/capture-helper.md). */
+/** The live view's next frame: waits for damage past `after`, then the whole screen; `max_ms` 0 answers at once (docs/capture-helper.md). */
 export const frameRequestSchema = z.strictObject({
   id: requestId,
   op: z.literal('frame'),
   after: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-  max_ms: u32.min(1).max(SETTLE_MAX_MS_LIMIT),
+  max_ms: u32.max(SETTLE_MAX_MS_LIMIT),
   format: captureFormatSchema,
   scale_to: sizeSchema.refine((s) => s.width >= 1 && s.height >= 1 && s.width <= CAPTURE_MAX_SCALE && s.height <= CAPTURE_MAX_SCALE, `scale_to sides must be 1-${CAPTURE_MAX_SCALE}`).nullish(),
   quality: u32.min(CAPTURE_QUALITY_RANGE[0]).max(CAPTURE_QUALITY_RANGE[1]).nullish(),

@@ -114,7 +114,7 @@ public enum CaptureRequestParser {
         case "frame":
             let f = try Fields(value, op: op, allowed: ["after", "max_ms", "format", "scale_to", "quality"])
             let after = try f.int("after", 0...9_007_199_254_740_991)
-            let max = try f.int("max_ms", 1...CaptureLimits.maxSettleMs)
+            let max = try f.int("max_ms", 0...CaptureLimits.maxSettleMs)
             guard let format = CaptureFormat(rawValue: try f.choice("format", CaptureFormat.allCases.map(\.rawValue), nullable: false)!) else { throw FieldError(message: "bad format") }
             return .frame(after: after, maxMs: max, format: format, scaleTo: try scale(f), quality: try quality(f))
         default:

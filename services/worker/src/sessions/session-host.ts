@@ -14,6 +14,7 @@ import { actionRunner } from '../actions/action-runner.ts';
 import type { Desktop } from '../desktops/desktop.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
 import { LiveFrames } from './live-frames.ts';
+import { TimelineFrames } from './timeline-frames.ts';
 
 /** What every host of a worker shares. */
 export interface HostServices {
@@ -54,6 +55,8 @@ export class SessionHost {
   private server!: ActionServer;
   /** Streams frames to the web console's live view while someone watches (live-frames.ts). */
   private live: LiveFrames | null = null;
+  /** The console timeline's frames, encoded only when the screen changed (timeline-frames.ts). */
+  private timeline!: TimelineFrames;
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -69,8 +72,9 @@ export class SessionHost {
     const { display, width, height } = desktop.handle;
     await registry.register({ id: desktop.id, workerId: services.workerId, display, width, height, tenant: ref.tenant, session: ref.name });
     const recordPids = () => void redis.hset(keys.desktop(desktop.id), desktop.pids).catch(() => undefined);
+    const timeline = new TimelineFrames(desktop.capture, { width: AUDIT_FRAMES.width, height: Math.max(1, Math.round((AUDIT_FRAMES.width * height) / width)), quality: AUDIT_FRAMES.quality });
     // onStart fires on restarts only (the helpers are already running here).
-    desktop.capture.onStart = () => (metrics.helperRestarts.inc({ helper: 'capture' }), recordPids());
+    desktop.capture.onStart = () => (timeline.reset(), metrics.helperRestarts.inc({ helper: 'capture' }), recordPids());
     desktop.input.onStart = () => (metrics.helperRestarts.inc({ helper: 'input' }), recordPids());
     recordPids();
     const policy = policyFor(policies, ref.tenant);
@@ -86,6 +90,7 @@ export class SessionHost {
     state.grants = lost ? lost.state.grants : startingGrants(policy);
     await sessions.assign(ref, desktop.id, state, lost?.createdAt);
     const host = new SessionHost(desktop, ref, services, hooks);
+    host.timeline = timeline;
     if (lost) {
       host.notice = `Note: this session's desktop was lost (${lost.lostDesktop}) and replaced by a fresh one: the screen, apps and files are new, your grants were kept. Take a screenshot before acting on the screen.`;
     }
@@ -163,11 +168,9 @@ export class SessionHost {
   /** A small frame of the screen for the audit timeline, under the call's id (bounded per session: AUDIT_FRAMES). */
   private async keepFrame(call: { actionId: string; tool: string; at: number }): Promise<void> {
     if (this.failure) return;
-    const { width, height } = this.desktop.handle;
-    const scaled = { width: AUDIT_FRAMES.width, height: Math.max(1, Math.round((AUDIT_FRAMES.width * height) / width)) };
     try {
-      const { payload } = await this.desktop.capture.call({ op: 'capture', format: 'jpeg', quality: AUDIT_FRAMES.quality, scale_to: scaled });
-      await new AuditFrames(this.services.redis).add(this.ref.tenant, this.ref.name, call, payload);
+      const { jpeg } = await this.timeline.next();
+      await new AuditFrames(this.services.redis).add(this.ref.tenant, this.ref.name, call, jpeg);
     } catch (error) {
       this.services.log.debug({ err: error, desktop: this.id }, 'timeline frame not kept');
     }
