@@ -160,6 +160,24 @@ describe('tenant quotas', () => {
     await sleep(1100);
     ok(await s2.call('list_granted_applications'));
   });
+
+  test('calls to a live desktop are counted by their enqueue: over the rate they are refused before they reach the desktop', async () => {
+    await sleep(1100);
+    const s2 = clients[1]!;
+    const auditBefore = await redis.xlen('deskgate:audit:tenant-a:s2');
+    // A call the session's worker answers (the gateway has no copy of the grants).
+    const results = await Promise.all(Array.from({ length: CALLS_PER_SECOND * 5 }, () => s2.call('list_granted_applications')));
+    const over = results.filter((r) => errorKind(r) === 'quota_exceeded');
+    const ran = results.filter((r) => !r.isError);
+    assert.ok(over.length >= CALLS_PER_SECOND * 2, `${over.length} refused for the rate`);
+    const others = results.filter((r) => r.isError && errorKind(r) !== 'quota_exceeded').map((r) => `${errorKind(r)}: ${textOf(r)}`);
+    assert.deepEqual(others, [], 'each call either ran or was refused for the rate');
+    assert.match(textOf(over[0]!), new RegExp(`over its limit of ${CALLS_PER_SECOND} tool calls per second\\. Nothing was done; retry in (0\\.\\d|1) s\\.`));
+    await sleep(300);
+    assert.equal(await redis.xlen('deskgate:audit:tenant-a:s2'), auditBefore + ran.length, 'only the calls that ran are in the audit log');
+    await sleep(1100);
+    ok(await s2.call('list_granted_applications'));
+  });
 });
 
 describe('a Redis that refuses writes leaks no typed text or clipboard contents into any log', () => {

@@ -11,6 +11,7 @@ import { runBlockingLoop } from '@deskgate/service-kit';
 import { actionReply, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { DesktopLocks, EPOCH_RETENTION_MS, LOCK_LEASE_MS, LockHeldError, type LockHolder } from './desktop-lock.ts';
 import { keys } from './keys.ts';
+import { CALL_WINDOW_MS, callRateExceeded } from './quota.ts';
 import { scriptsOf } from './scripts.ts';
 import { isRedisUnavailable, RedisUnavailableError } from './redis-connection.ts';
 
@@ -45,6 +46,11 @@ export interface SendOptions {
   actor?: 'person';
   /** The call's id (the audit entry and the timeline frame carry it too); a fresh one when absent. */
   id?: string;
+  /**
+   * The tenant's calls per second: the call is counted against it in the enqueue's own round
+   * trip, and refused with `quota_exceeded` over it (nothing queued). Absent or 0: not counted.
+   */
+  callsPerSecond?: number;
 }
 
 /** The longest a call may wait for its reply: every tool's own bound (waits, holds, approvals) is far below it. */
@@ -109,14 +115,15 @@ export class ActionClient {
     }
     if (queued !== 1) {
       this.pending.delete(id);
+      if (queued === -2) throw callRateExceeded(options.callsPerSecond ?? 0, Number(detail[1]));
       throw queued === 0 ? new DesktopGoneError() : new LockHeldError(String(detail[0]), Number(detail[1]));
     }
     return this.awaitReply(id, options, { epoch: Number(detail[0]), controller: options.controller }, reply);
   }
 
   /**
-   * Queues the request under the caller's lock (lua/enqueueAction-4.lua): {1, epoch} | {0} gone |
-   * {-1, holder, lease left}. The request and the controller are arguments; the script stores
+   * Queues the request under the caller's lock (lua/enqueueAction-5.lua): {1, epoch} | {0} gone |
+   * {-1, holder, lease left} | {-2, count, window left} over the tenant's call rate. The request and the controller are arguments; the script stores
    * the request as sent, with the epoch as a field of its own in front of it.
    */
   private async enqueue(options: SendOptions, request: Omit<ActionRequest, 'epoch'>): Promise<[number, ...(string | number)[]]> {
@@ -125,10 +132,13 @@ export class ActionClient {
       keys.desktopActions(options.desktopId),
       keys.desktopLock(options.desktopId),
       keys.desktopEpoch(options.desktopId),
+      keys.tenantCalls(options.tenant),
       JSON.stringify(request),
       options.controller,
       this.leaseMs,
       EPOCH_RETENTION_MS,
+      options.callsPerSecond ?? 0,
+      CALL_WINDOW_MS,
     )) as [number, ...(string | number)[]];
   }
 

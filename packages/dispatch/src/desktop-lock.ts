@@ -1,6 +1,6 @@
 /**
  * The lock a controller holds on a desktop while it drives it. One controller at a time: the
- * lock is taken (or renewed) atomically with every enqueue (lua/enqueueAction-4.lua), its
+ * lock is taken (or renewed) atomically with every enqueue (lua/enqueueAction-5.lua), its
  * lease is renewed while a call is in flight, and it lapses when the holder stops acting —
  * a controller that died frees the desktop one lease later. Each taking of the lock gets a
  * fencing epoch; the worker's claim (lua/claimAction-3.lua) refuses a request carrying an

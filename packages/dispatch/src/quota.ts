@@ -12,7 +12,8 @@ import { scriptsOf } from './scripts.ts';
 import type { SessionRef } from './names.ts';
 
 export const QUOTA_DEFAULTS = { maxSessions: 8, callsPerSecond: 100 } as const;
-const WINDOW_MS = 1000;
+/** The call-rate window; the enqueue script counts in it too (lua/enqueueAction-5.lua). */
+export const CALL_WINDOW_MS = 1000;
 
 export interface TenantQuotaOptions {
   /** Concurrent sessions per tenant. */
@@ -29,6 +30,12 @@ export class QuotaExceededError extends ToolError {
   }
 }
 
+/** The answer to a call over its tenant's rate: which limit, and when to retry. */
+export function callRateExceeded(callsPerSecond: number, leftMs: number): QuotaExceededError {
+  const seconds = Math.max(0.1, Math.ceil(leftMs / 100) / 10);
+  return new QuotaExceededError(`This tenant is over its limit of ${callsPerSecond} tool calls per second. Nothing was done; retry in ${seconds} s.`);
+}
+
 export class TenantQuotas {
   readonly maxSessions: number;
   readonly callsPerSecond: number;
@@ -43,13 +50,15 @@ export class TenantQuotas {
     this.reservationMs = options.reservationMs ?? 120_000;
   }
 
-  /** Counts one tool call; throws QuotaExceededError when the tenant is over its rate. */
+  /**
+   * Counts one tool call; throws QuotaExceededError when the tenant is over its rate. A call
+   * that goes to a desktop the gateway already knows is counted by its enqueue instead
+   * (ActionClient's `callsPerSecond`), in the same round trip.
+   */
   async countCall(tenant: string): Promise<void> {
     if (this.callsPerSecond === 0) return;
-    const [allowed, , leftMs] = (await scriptsOf(this.redis).countCall(keys.tenantCalls(tenant), this.callsPerSecond, WINDOW_MS)) as [number, number, number];
-    if (allowed === 1) return;
-    const seconds = Math.max(0.1, Math.ceil(leftMs / 100) / 10);
-    throw new QuotaExceededError(`This tenant is over its limit of ${this.callsPerSecond} tool calls per second. Nothing was done; retry in ${seconds} s.`);
+    const [allowed, , leftMs] = (await scriptsOf(this.redis).countCall(keys.tenantCalls(tenant), this.callsPerSecond, CALL_WINDOW_MS)) as [number, number, number];
+    if (allowed !== 1) throw callRateExceeded(this.callsPerSecond, leftMs);
   }
 
   /**

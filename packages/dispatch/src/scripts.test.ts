@@ -20,7 +20,7 @@ test('the table is the lua/ directory: every script is listed once, its key coun
   const onDisk = readdirSync(new URL('./lua/', import.meta.url)).filter((file) => file.endsWith('.lua'));
   assert.deepEqual([...SCRIPT_FILES].sort(), onDisk.sort());
   const byName = Object.fromEntries(scriptDefinitions().map((d) => [d.name, d.numberOfKeys]));
-  assert.equal(byName.enqueueAction, 4);
+  assert.equal(byName.enqueueAction, 5);
   assert.equal(byName.claimAction, 3);
   assert.equal(byName.markSessionCreator, 1);
 });
@@ -36,6 +36,37 @@ test('the lock include is inlined, once, into every script that reads the lock, 
   }
 });
 
+test('the call-rate include is inlined once where calls are counted: the quota script and the enqueue', () => {
+  for (const { name, lua } of scriptDefinitions()) {
+    const copies = lua.match(/local function countCall\(/g)?.length ?? 0;
+    assert.equal(copies, name === 'countCall' || name === 'enqueueAction' ? 1 : 0, `${name}: countCall inlined ${copies} times`);
+  }
+});
+
+test('the enqueue counts an agent\'s call against its tenant\'s rate in the same step: over it, nothing is queued and the lock is not touched', async () => {
+  const scripts = scriptsOf(db.redis);
+  const d = 'scripts-rate';
+  const tenant = 'rate-tenant';
+  const enqueue = (controller: string, limit: number) =>
+    scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), keys.tenantCalls(tenant), '{"id":"r"}', controller, 5000, 60_000, limit, 1000);
+  assert.deepEqual(await enqueue('k1', 2), [0], 'a desktop that is gone: not queued');
+  assert.equal(await db.redis.exists(keys.tenantCalls(tenant)), 0, 'and not counted (its caller routes it again and counts it then)');
+  await db.redis.set(keys.desktopAlive(d), '1');
+  assert.deepEqual(await enqueue('k1', 0), [1, 1], 'limit 0 (a person at the console): queued');
+  assert.equal(await db.redis.exists(keys.tenantCalls(tenant)), 0, 'and not counted');
+  assert.deepEqual(await enqueue('k1', 2), [1, 1]);
+  assert.deepEqual(await enqueue('k1', 2), [1, 1]);
+  await db.redis.del(keys.desktopLock(d));
+  const [refused, count, leftMs] = (await enqueue('k2', 2)) as number[];
+  assert.equal(refused, -2, 'the third call in the window is over the rate');
+  assert.equal(count, 3);
+  assert.ok(leftMs! > 0 && leftMs! <= 1000, `ms left in the window: ${leftMs}`);
+  assert.equal(await db.redis.llen(keys.desktopActions(d)), 3, 'nothing more queued');
+  assert.equal(await db.redis.exists(keys.desktopLock(d)), 0, 'the free lock was not taken');
+  const ttl = await db.redis.pttl(keys.tenantCalls(tenant));
+  assert.ok(ttl > 0 && ttl <= 1000, `the counter lapses with its window (${ttl} ms)`);
+});
+
 test('every script runs by SHA, and still runs after Redis lost its scripts (SCRIPT FLUSH): ioredis sends the source again', async () => {
   const connection = new Redis(db.server.url);
   try {
@@ -45,7 +76,7 @@ test('every script runs by SHA, and still runs after Redis lost its scripts (SCR
     await connection.hset(keys.session('t', 's'), 'desktop', d);
     let received = 0;
     const calls: Record<ScriptName, () => Promise<unknown>> = {
-      enqueueAction: () => scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), '{"id":"x"}', 'k1', 5000, 60_000),
+      enqueueAction: () => scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), keys.tenantCalls('t'), '{"id":"x"}', 'k1', 5000, 60_000, 0, 1000),
       claimAction: async () => {
         const claim = (await scripts.claimAction(keys.desktopActions(d), keys.desktopLock(d), keys.desktopClaimed(d), received, 60_000)) as number[];
         if (claim[0] !== 0) received = claim.at(-1)!;
@@ -91,13 +122,13 @@ test('the enqueue keeps the epoch out of the request: the request is stored as s
   await db.redis.set(keys.desktopAlive(d), '1');
   const controller = 'k1/x"}|{"epoch":999,"tool":"key"';
   const request = JSON.stringify({ id: 'r1', tool: 'type', args: { text: '","epoch":7}|{"epoch":8} \\" \u2028 ünï' }, epoch: 'not mine' });
-  const queued = await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, controller, 5000, 60_000);
+  const queued = await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), keys.tenantCalls('t'), request, controller, 5000, 60_000, 0, 1000);
   assert.deepEqual(queued, [1, 1]);
   assert.deepEqual(await db.redis.lrange(keys.desktopActions(d), 0, -1), [`1|${request}`], 'the entry is "<epoch>|" then the request, byte for byte');
   assert.equal(await db.redis.get(keys.desktopLock(d)), `1|${controller}`);
   // The same controller (pipes and all) is recognised as the holder: the lock is parsed at its first "|".
-  assert.deepEqual(await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, controller, 5000, 60_000), [1, 1]);
-  const [, holder] = (await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), request, 'k1/x"}', 5000, 60_000)) as [number, string];
+  assert.deepEqual(await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), keys.tenantCalls('t'), request, controller, 5000, 60_000, 0, 1000), [1, 1]);
+  const [, holder] = (await scripts.enqueueAction(keys.desktopAlive(d), keys.desktopActions(d), keys.desktopLock(d), keys.desktopEpoch(d), keys.tenantCalls('t'), request, 'k1/x"}', 5000, 60_000, 0, 1000)) as [number, string];
   assert.equal(holder, controller, 'a controller that is a prefix of the holder is another controller');
   const claimed = await scripts.claimAction(keys.desktopActions(d), keys.desktopLock(d), keys.desktopClaimed(d), 0, 60_000);
   assert.deepEqual(claimed, [1, request, 1, 1], 'claimed as sent, with the epoch beside it');

@@ -13,7 +13,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 
 /** The one table of scripts: the file names. A script's name and key count are read from its file name. */
 export const SCRIPT_FILES = [
-  'enqueueAction-4.lua',
+  'enqueueAction-5.lua',
   'claimAction-3.lua',
   'claimLock-2.lua',
   'renewLock-1.lua',

@@ -1,20 +1,11 @@
 --[[
-  Counts one tool call of a tenant against its calls-per-second quota: a fixed one-second
-  window, kept in one counter that expires with its window. Calls over the limit are counted
-  too (they are refused, not queued), so a client that keeps hammering stays refused until a
-  window passes.
+  Counts one tool call of a tenant against its calls-per-second quota (includes/callRate.lua),
+  for calls that are refused before anything is queued; a queued call is counted by its
+  enqueue (enqueueAction-5.lua), in the same round trip.
 
   KEYS[1] the tenant's call counter
   ARGV[1] the limit per window    ARGV[2] the window, ms
   Returns {1 when within the limit else 0, the count in this window, ms left in the window}.
 ]]
-local count = redis.call('INCR', KEYS[1])
-local left = redis.call('PTTL', KEYS[1])
-if count == 1 or left < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  left = tonumber(ARGV[2])
-end
-if count <= tonumber(ARGV[1]) then
-  return {1, count, left}
-end
-return {0, count, left}
+-- @include callRate
+return countCall(KEYS[1], ARGV[1], ARGV[2])

@@ -29,6 +29,15 @@ export interface ServerDeps {
   quotas: TenantQuotas;
 }
 
+/** The call, when this endpoint offers the tool and its arguments are valid; else `bad_args`. */
+async function parseOffered(surface: CallScope['surface'], name: string, args: unknown): Promise<ReturnType<typeof parseCall>> {
+  if (!toolsOf(surface).some((tool) => tool.name === name)) {
+    const where = surface === 'computer' ? 'the /mcp endpoint' : 'the /computer endpoint';
+    throw new ToolError('bad_args', findTool(name) ? `${name} is not offered here; it is served at ${where}.` : `Unknown tool "${name}". Call tools/list for the tools deskgate offers.`);
+  }
+  return parseCall(name, args);
+}
+
 export function createServerFactory({ router, metrics, log, auditCall, killSwitch, quotas }: ServerDeps) {
   return (ctx: McpRequestContext) => {
     const scope = ctx.authInfo?.extra?.scope as CallScope | undefined;
@@ -54,16 +63,16 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       let timings: Record<string, number> = {};
       // One id per call: the action channel's, its audit entry's and its timeline frame's.
       const actionId = randomUUID();
-      const caller = { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter, reachedSession: false, actionId, ...(scope.platform ? { platform: scope.platform } : {}) };
+      // Every call counts against the tenant's call rate: one that goes to a desktop, in its
+      // enqueue's round trip (session-router.ts); one refused here, on its own, first.
+      const caller = { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter, reachedSession: false, actionId, countsAgainstRate: true, ...(scope.platform ? { platform: scope.platform } : {}) };
       try {
         const switchedOff = await killSwitch.refusal(scope.ref.tenant);
         if (switchedOff) throw switchedOff;
-        await quotas.countCall(scope.ref.tenant);
-        if (!toolsOf(scope.surface).some((tool) => tool.name === name)) {
-          const where = scope.surface === 'computer' ? 'the /mcp endpoint' : 'the /computer endpoint';
-          throw new ToolError('bad_args', findTool(name) ? `${name} is not offered here; it is served at ${where}.` : `Unknown tool "${name}". Call tools/list for the tools deskgate offers.`);
-        }
-        const call = parseCall(name, args);
+        const call = await parseOffered(scope.surface, name, args).catch(async (error: unknown) => {
+          await quotas.countCall(scope.ref.tenant);
+          throw error;
+        });
         const settleMs = scope.screenshotAfter && call.tool.effect === 'acts' ? SETTLE_MAX_MS : 0;
         const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000 + settleMs;
         const reply = await router.call(scope.ref, caller, name, call.args, extraMs, scope.coordinateMode);

@@ -78,6 +78,8 @@ export interface Caller {
   actor?: 'person';
   /** The call's id on the action channel, also in its audit entry and its timeline frame. */
   actionId?: string;
+  /** Counted against the tenant's call rate (an agent's call): by its enqueue, or before its session is looked up. */
+  countsAgainstRate?: boolean;
 }
 
 /** Every desktop is in use: how many there are, how long the call waited, when to retry. */
@@ -117,12 +119,17 @@ export class SessionRouter {
   async call(ref: SessionRef, caller: Caller, tool: string, args: unknown, extraMs: number, coordinateMode: CoordinateMode = 'pixels'): Promise<ActionReply> {
     const key = refKey(ref);
     const remembered = this.bindings.get(key);
+    // A call whose session must be looked up (or started) is counted first, so a tenant over
+    // its rate starts nothing; one to a known desktop is counted by its enqueue.
+    const countNow = caller.countsAgainstRate === true && !remembered;
+    if (countNow) await this.deps.quotas.countCall(ref.tenant);
     if (remembered && caller.platform) await this.checkPlatform(ref, remembered, caller.platform);
     const desktopId = remembered ?? (await this.bind(ref, caller, coordinateMode));
     caller.reachedSession = true;
     try {
       const timeoutMs = this.settings.actionTimeoutMs + extraMs;
-      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode, screenshotAfter: caller.screenshotAfter, ...(caller.actor ? { actor: caller.actor } : {}), ...(caller.actionId ? { id: caller.actionId } : {}) });
+      const callsPerSecond = caller.countsAgainstRate && !countNow ? this.deps.quotas.callsPerSecond : 0;
+      return await this.deps.actions.send({ desktopId, tenant: ref.tenant, session: ref.name, controller: caller.controller, tool, args, timeoutMs, coordinateMode, screenshotAfter: caller.screenshotAfter, callsPerSecond, ...(caller.actor ? { actor: caller.actor } : {}), ...(caller.actionId ? { id: caller.actionId } : {}) });
     } catch (error) {
       if (!(error instanceof ToolError && error.kind === 'worker_lost')) throw error;
       this.bindings.delete(key);
