@@ -24,7 +24,11 @@ CERTS=$ST/keda-certs
 rm -rf "$CERTS"; mkdir -p "$CERTS" "$ST/logs"; chmod 700 "$CERTS"
 
 kubectl apply --server-side -f "$K8S_HOME/src/keda/config/crd/bases/" >/dev/null
-kubectl wait --for condition=established --timeout=60s crd/scaledobjects.keda.sh crd/triggerauthentications.keda.sh >/dev/null
+# (Just created, a CRD has no conditions yet, and kubectl wait fails on that rather than waiting.)
+for _ in $(seq 120); do
+  kubectl wait --for condition=established --timeout=30s crd/scaledobjects.keda.sh crd/triggerauthentications.keda.sh >/dev/null 2>&1 && break
+  sleep 0.5
+done
 kubectl get namespace keda >/dev/null 2>&1 || kubectl create namespace keda >/dev/null
 
 # What a KEDA pod gets from its Deployment: its namespace, all namespaces watched.

@@ -145,3 +145,16 @@ ensure_keda() {
     say "keda-$c built ($((SECONDS - t)) s)"
   done
 }
+
+# kube-network-policies (what kind runs to enforce NetworkPolicies): nftables + nfqueue on the
+# node. Its module has no replace directives, so `go install` builds it (its command is ./cmd).
+NETPOL_VERSION=v0.8.0
+ensure_network_policies() {
+  [ -x "$K8S_BIN/kube-network-policies" ] && return 0
+  local t=$SECONDS gobin=$K8S_HOME/src/netpol-bin
+  say "building kube-network-policies $NETPOL_VERSION (nice'd)"
+  mkdir -p "$gobin"
+  GOBIN=$gobin CGO_ENABLED=0 nice -n 10 go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kube-network-policies/cmd@$NETPOL_VERSION" || return 1
+  mv "$gobin/cmd" "$K8S_BIN/kube-network-policies"
+  say "kube-network-policies built ($((SECONDS - t)) s)"
+}
