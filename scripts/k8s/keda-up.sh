@@ -12,14 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/k8s/lib.sh
-ST=$K8S_HOME/cluster
-export KUBECONFIG=$ST/admin.kubeconfig
-kubectl() { "$K8S_BIN/kubectl" "$@"; }
+use_cluster
 started=$SECONDS
 
 [ -f "$ST/keda-adapter.pid" ] && kill -0 "$(cat "$ST/keda-adapter.pid")" 2>/dev/null && { say "KEDA already runs"; exit 0; }
 scripts/k8s/build-keda.sh
-NODE_IP=$(ip -4 route get 1.1.1.1 | sed -n 's/.* src \([0-9.]*\).*/\1/p')
 CERTS=$ST/keda-certs
 rm -rf "$CERTS"; mkdir -p "$CERTS" "$ST/logs"; chmod 700 "$CERTS"
 

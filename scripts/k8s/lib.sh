@@ -158,3 +158,12 @@ ensure_network_policies() {
   mv "$gobin/cmd" "$K8S_BIN/kube-network-policies"
   say "kube-network-policies built ($((SECONDS - t)) s)"
 }
+
+# For the scripts that drive the one-node cluster (cluster-up.sh makes it): its state folder
+# ($ST), its admin kubeconfig, kubectl from the cache, the node's address ($NODE_IP).
+use_cluster() {
+  ST=$K8S_HOME/cluster
+  export KUBECONFIG=$ST/admin.kubeconfig
+  kubectl() { "$K8S_BIN/kubectl" "$@"; }
+  NODE_IP=$(ip -4 route get 1.1.1.1 | sed -n 's/.* src \([0-9.]*\).*/\1/p')
+}

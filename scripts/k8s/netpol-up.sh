@@ -14,14 +14,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/k8s/lib.sh
-ST=$K8S_HOME/cluster
-export KUBECONFIG=$ST/admin.kubeconfig
-kubectl() { "$K8S_BIN/kubectl" "$@"; }
+use_cluster
 started=$SECONDS
 
 [ -f "$ST/netpol.pid" ] && kill -0 "$(cat "$ST/netpol.pid")" 2>/dev/null && { say "kube-network-policies already runs"; exit 0; }
 ensure_network_policies
-NODE_IP=$(ip -4 route get 1.1.1.1 | sed -n 's/.* src \([0-9.]*\).*/\1/p')
 
 kubectl apply -f - >/dev/null <<'YAML'
 apiVersion: v1
