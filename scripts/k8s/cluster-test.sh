@@ -16,6 +16,13 @@ trap 'scripts/k8s/cluster-down.sh; say "cluster test: $((SECONDS - started)) s i
 scripts/k8s/build-keda.sh || exit 1
 scripts/k8s/cluster-up.sh || exit 1
 scripts/k8s/keda-up.sh || exit 1
+# NetworkPolicies enforced where the kernel allows it (docs/kubernetes.md); exit 3: it does not.
+scripts/k8s/netpol-up.sh; netpol=$?
+case $netpol in
+  0) export DESKGATE_K8S_NETPOL=enforced ;;
+  3) say "NetworkPolicies are not enforced on this node (above): their test is skipped" ;;
+  *) exit 1 ;;
+esac
 scripts/k8s/images.sh --load || exit 1
 KUBECONFIG=$K8S_HOME/cluster/admin.kubeconfig DESKGATE_K8S_BIN=$K8S_BIN \
   node --import tsx --test --test-reporter=tap --test-concurrency=1 tests/k8s/cluster.test.ts

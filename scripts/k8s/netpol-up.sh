@@ -18,6 +18,13 @@ use_cluster
 started=$SECONDS
 
 [ -f "$ST/netpol.pid" ] && kill -0 "$(cat "$ST/netpol.pid")" 2>/dev/null && { say "kube-network-policies already runs"; exit 0; }
+# Its rules send a connection's first packet to user space with nftables' `queue` statement,
+# which needs the kernel's nft_queue (CONFIG_NFT_QUEUE). Without it every sync fails with
+# "netlink receive: no such file or directory" (ENOENT for the expression). Exit 3: unsupported.
+if [ -r /proc/config.gz ] && ! zcat /proc/config.gz | grep -q '^CONFIG_NFT_QUEUE=[ym]'; then
+  say "NetworkPolicies cannot be enforced here: this kernel ($(uname -r)) has no nftables queue expression (CONFIG_NFT_QUEUE is not set), which kube-network-policies needs"
+  exit 3
+fi
 ensure_network_policies
 
 kubectl apply -f - >/dev/null <<'YAML'
@@ -58,4 +65,11 @@ for _ in $(seq 120); do
   sleep 0.5
 done
 grep -q "Syncing nftables rules" "$ST/logs/netpol.log" || { tail -20 "$ST/logs/netpol.log" >&2; say "kube-network-policies did not sync: $ST/logs/netpol.log"; exit 1; }
+# A failed sync is logged after the attempt: give it a moment, then stop it if its rules failed.
+sleep 2
+if grep -q '"syncing nftables rules" error' "$ST/logs/netpol.log"; then
+  grep -A1 '"syncing nftables rules" error' "$ST/logs/netpol.log" | head -2 >&2
+  pid=$(cat "$ST/netpol.pid"); kill "$pid"; wait_up_to 10 "$pid" || kill -9 "$pid"; rm -f "$ST/netpol.pid"
+  say "kube-network-policies could not install its nftables rules: $ST/logs/netpol.log"; exit 1
+fi
 say "kube-network-policies enforcing ($((SECONDS - started)) s)"
