@@ -9,7 +9,7 @@ pub const USAGE: &str = "usage: deskgate-capture [--display :N] [--listen PATH]
        deskgate-capture encoders [--display :N | --photo WxH] [--iterations N]
 
 Serves the framed capture protocol on stdin/stdout, or with --listen on a Unix socket
-at PATH, one connection at a time (see docs/capture-helper.md); logs go to stderr. Environment: DESKGATE_CAPTURE_BACKEND=auto|shm|getimage.";
+at PATH, one connection at a time (see docs/capture-helper.md); logs go to stderr. Environment: DESKGATE_CAPTURE_BACKEND=auto|shm|getimage; DESKGATE_CAPTURE_AUTO_MS_PER_MEGAPIXEL=N (the `auto` format's time budget, default 12).";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {

@@ -163,7 +163,10 @@ fn check_settle(req: &SettleRequest) -> Result<(), String> {
 fn check_frame(req: &FrameRequest) -> Result<(), String> {
     // 0 answers at once: a frame if the screen changed past `after`, else none.
     if req.max_ms > MAX_SETTLE_MS {
-        return Err(format!("max_ms {} is out of range 0-{MAX_SETTLE_MS}", req.max_ms));
+        return Err(format!(
+            "max_ms {} is out of range 0-{MAX_SETTLE_MS}",
+            req.max_ms
+        ));
     }
     if let Some(s) = req.scale_to {
         check_size("scale_to", s.width, s.height, MAX_SCALE)?;

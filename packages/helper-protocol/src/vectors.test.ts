@@ -2,7 +2,7 @@
  * The shared vectors (../vectors/*.json) against this package: the codecs produce and decode
  * exactly the vectors' bytes, the schemas accept and refuse exactly what the helpers do, the
  * constants and error kinds are the helpers'. The same files are checked against the Rust
- * helper (helpers/linux-capture/tests/vectors.rs) and the Python runtime
+ * helper (helpers/linux-capture/tests/it/vectors.rs) and the Python runtime
  * (runtime/tests/test_vectors.py).
  */
 import assert from 'node:assert/strict';

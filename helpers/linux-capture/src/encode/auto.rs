@@ -19,6 +19,7 @@
 //! load-dependent only there. So a frame costs the index pass plus one encoder in the usual
 //! cases. The reply says why it chose (`auto_reason`).
 
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -30,6 +31,24 @@ use crate::contract::Format;
 
 /// Time budget for the index pass plus the indexed PNG, per megapixel of output.
 pub const MS_PER_MEGAPIXEL: f64 = 12.0;
+/// Overrides `MS_PER_MEGAPIXEL` (a slower host; tests that check the choice by content alone).
+pub const BUDGET_ENV: &str = "DESKGATE_CAPTURE_AUTO_MS_PER_MEGAPIXEL";
+
+/// The time budget per megapixel: `BUDGET_ENV` when it is a positive number, else the default
+/// (an unusable value is named on stderr once, as `DESKGATE_CAPTURE_BACKEND`'s is).
+fn ms_per_megapixel() -> f64 {
+    static VALUE: OnceLock<f64> = OnceLock::new();
+    *VALUE.get_or_init(|| match std::env::var(BUDGET_ENV) {
+        Err(_) => MS_PER_MEGAPIXEL,
+        Ok(text) => match text.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => v,
+            _ => {
+                eprintln!("deskgate-capture: ignoring {BUDGET_ENV}={text:?} (expected a positive number of ms)");
+                MS_PER_MEGAPIXEL
+            }
+        },
+    })
+}
 /// Never less than this, so tiny frames are not refused on timer noise.
 const MIN_BUDGET_MS: f64 = 1.0;
 /// Largest indexed PNG `auto` sends, in bytes per pixel.
@@ -55,7 +74,7 @@ pub enum AutoReason {
 impl Encoder {
     pub(super) fn auto(&mut self, px: Pixels<'_>, quality: u32) -> Result<Encoded, EncodeError> {
         let pixels = f64::from(px.width) * f64::from(px.height);
-        let budget_ms = (pixels / 1e6 * MS_PER_MEGAPIXEL).max(MIN_BUDGET_MS);
+        let budget_ms = (pixels / 1e6 * ms_per_megapixel()).max(MIN_BUDGET_MS);
         self.auto_with(px, quality, budget_ms)
     }
 

@@ -2,9 +2,7 @@
 //! screen content (exact, or with a title-bar gradient's rare colours moved slightly) and
 //! JPEG for a photo-like frame.
 
-mod common;
-
-use common::{decode, pixel, Helper, Xvfb};
+use crate::common::{decode, pixel, Helper, Xvfb};
 use serde_json::json;
 
 const W: u32 = 640;
@@ -35,7 +33,11 @@ fn text(x: u32, y: u32) -> [u8; 3] {
 fn decorated_text(x: u32, y: u32) -> [u8; 3] {
     if y < 4 {
         let v = x * 300 / W;
-        [(40 + v / 2) as u8, (90 + v / 3) as u8, (150 + v % 2 * 3) as u8]
+        [
+            (40 + v / 2) as u8,
+            (90 + v / 3) as u8,
+            (150 + v % 2 * 3) as u8,
+        ]
     } else {
         text(x, y)
     }

@@ -1,9 +1,7 @@
 //! Capture against a real Xvfb: colours survive every format and both backends, and
 //! region, scale_to and mask do what the protocol says.
 
-mod common;
-
-use common::{assert_near, decode, pixel, Helper, Xvfb};
+use crate::common::{assert_near, decode, pixel, Helper, Xvfb};
 use serde_json::json;
 
 /// Known windows: (x, y, colour). Each is 200x200.

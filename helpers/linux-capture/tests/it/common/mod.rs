@@ -1,13 +1,13 @@
 //! Test fixtures against real things: a private Xvfb, windows of known colours drawn
 //! with x11rb, and the built helper binary spoken to over its pipes.
-#![allow(dead_code, unused_imports)] // each test binary uses a different subset
+#![allow(dead_code, unused_imports)] // each test module uses a different subset
 
 mod animate;
 mod helper;
 mod xvfb;
 
 pub use animate::Animation;
-pub use helper::{Helper, Response};
+pub use helper::{choice_by_content, Helper, Response};
 pub use xvfb::Xvfb;
 
 /// Decode a payload of `format` into (width, height, packed RGB8).

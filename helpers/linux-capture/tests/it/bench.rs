@@ -1,10 +1,8 @@
 //! `deskgate-capture bench` prints one JSON line with p50/p90 for each stage.
 
-mod common;
-
 use std::process::Command;
 
-use common::Xvfb;
+use crate::common::{choice_by_content, Xvfb};
 
 #[test]
 fn bench_prints_one_json_line() {
@@ -47,7 +45,7 @@ fn bench_prints_one_json_line() {
 }
 
 fn encoders(args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_deskgate-capture"))
+    let out = choice_by_content(&mut Command::new(env!("CARGO_BIN_EXE_deskgate-capture")))
         .arg("encoders")
         .args(args)
         .output()
@@ -96,4 +94,23 @@ fn encoders_reports_each_format_on_the_screen_and_the_photo() {
         "{v}"
     );
     assert_eq!(v["auto"]["bytes"], v["jpeg"]["bytes"]);
+}
+
+#[test]
+fn an_unusable_auto_budget_is_named_and_the_default_kept() {
+    let out = Command::new(env!("CARGO_BIN_EXE_deskgate-capture"))
+        .args(["encoders", "--photo", "64x48", "--iterations", "1"])
+        .env("DESKGATE_CAPTURE_AUTO_MS_PER_MEGAPIXEL", "banana")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("ignoring DESKGATE_CAPTURE_AUTO_MS_PER_MEGAPIXEL=\"banana\""),
+        "{stderr}"
+    );
 }

@@ -5,11 +5,9 @@
 //! answers every vector request and refusal as listed. The TypeScript package and the Python
 //! runtime check the same files.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{Helper, Xvfb};
+use crate::common::{Helper, Xvfb};
 use deskgate_capture::contract::{
     AutoReason, CancelReply, CaptureReply, CompareReply, ErrorBody, ErrorHeader, ErrorKind, Format,
     FrameReply, InfoReply, Monitor, OkHeader, Op, Reply, SettleReply,

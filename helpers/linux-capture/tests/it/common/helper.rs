@@ -14,6 +14,13 @@ pub struct Response {
     pub payload: Vec<u8>,
 }
 
+/// `auto` chooses by content alone here, not by how busy the test machine is: a preempted
+/// millisecond would otherwise turn its PNG into a JPEG (`auto_reason` "time"). The time
+/// budget itself is checked by src/encode/auto.rs's unit tests.
+pub fn choice_by_content(cmd: &mut Command) -> &mut Command {
+    cmd.env("DESKGATE_CAPTURE_AUTO_MS_PER_MEGAPIXEL", "1000000")
+}
+
 pub struct Helper {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -32,6 +39,7 @@ impl Helper {
             Some(b) => cmd.env("DESKGATE_CAPTURE_BACKEND", b),
             None => cmd.env_remove("DESKGATE_CAPTURE_BACKEND"),
         };
+        choice_by_content(&mut cmd);
         let mut child = cmd.spawn().expect("spawn deskgate-capture");
         let stdin = child.stdin.take();
         let mut stdout = child.stdout.take().unwrap();

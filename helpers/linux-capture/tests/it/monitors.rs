@@ -1,8 +1,6 @@
 //! `info` reflects the RandR monitor layout, including monitors set with xrandr.
 
-mod common;
-
-use common::{Helper, Xvfb};
+use crate::common::{Helper, Xvfb};
 use serde_json::json;
 
 #[test]

@@ -2,8 +2,6 @@
 //! the real binary: reconnects start from a clean decoder, a half frame is forgotten with its
 //! connection, kept slots do not outlive the connection that kept them, SIGTERM unlinks.
 
-mod common;
-
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
@@ -11,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Xvfb;
+use crate::common::Xvfb;
 use serde_json::{json, Value};
 
 struct Listening {

@@ -1,8 +1,6 @@
 //! The staleness guard against a real Xvfb: kept pixels vs a live patch.
 
-mod common;
-
-use common::{Helper, Xvfb};
+use crate::common::{Helper, Xvfb};
 use serde_json::{json, Value};
 
 fn compare(h: &mut Helper, slot: &str, x: i32, y: i32) -> Value {

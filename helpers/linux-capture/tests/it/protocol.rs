@@ -1,9 +1,7 @@
 //! Protocol robustness through the real binary: refusals are answered, in order, and
 //! the helper keeps serving; display failures are reported, never a crash.
 
-mod common;
-
-use common::{Helper, Xvfb};
+use crate::common::{Helper, Xvfb};
 use serde_json::json;
 
 #[test]

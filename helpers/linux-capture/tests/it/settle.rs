@@ -2,11 +2,9 @@
 //! answer until it stops, max_ms bounds an endless animation, and `cancel` ends a wait.
 //! Lower bounds are exact (never answered early); upper bounds allow for a loaded machine.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{Animation, Helper, Xvfb};
+use crate::common::{Animation, Helper, Xvfb};
 use serde_json::json;
 
 /// Allowed lateness of an answer (thread wake-ups, a busy CI host).
