@@ -28,9 +28,18 @@ export class AuditFrames {
   ) {}
 
   async add(tenant: string, session: string, call: { actionId: string; tool: string; at: number }, jpeg: Buffer): Promise<void> {
+    await this.addForEach(tenant, session, [call], jpeg);
+  }
+
+  /** One frame kept under each of these calls (a frame taken after all of them), in one round trip. */
+  async addForEach(tenant: string, session: string, calls: { actionId: string; tool: string; at: number }[], jpeg: Buffer): Promise<void> {
+    if (calls.length === 0) return;
     const key = keys.auditFrames(tenant, session);
-    const fields = ['action', call.actionId, 'tool', call.tool, 'at', String(call.at), 'jpeg', jpeg];
-    await this.redis.multi().xadd(key, 'MAXLEN', '=', AUDIT_FRAMES.perSession, '*', ...fields).expire(key, this.ttlSeconds).exec();
+    const multi = this.redis.multi();
+    for (const call of calls.slice(-AUDIT_FRAMES.perSession)) {
+      multi.xadd(key, 'MAXLEN', '=', AUDIT_FRAMES.perSession, '*', 'action', call.actionId, 'tool', call.tool, 'at', String(call.at), 'jpeg', jpeg);
+    }
+    await multi.expire(key, this.ttlSeconds).exec();
   }
 
   /** The session's frames, newest first. */

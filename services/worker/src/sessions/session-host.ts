@@ -15,6 +15,7 @@ import type { Desktop } from '../desktops/desktop.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
 import { LiveFrames } from './live-frames.ts';
 import { TimelineFrames } from './timeline-frames.ts';
+import { TimelineRecorder } from './timeline-recorder.ts';
 
 /** What every host of a worker shares. */
 export interface HostServices {
@@ -55,8 +56,8 @@ export class SessionHost {
   private server!: ActionServer;
   /** Streams frames to the web console's live view while someone watches (live-frames.ts). */
   private live: LiveFrames | null = null;
-  /** The console timeline's frames, encoded only when the screen changed (timeline-frames.ts). */
-  private timeline!: TimelineFrames;
+  /** The console timeline's frames: after each call, encoded only when the screen changed, at most 5 a second (timeline-*.ts). */
+  private timeline!: TimelineRecorder;
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -90,7 +91,11 @@ export class SessionHost {
     state.grants = lost ? lost.state.grants : startingGrants(policy);
     await sessions.assign(ref, desktop.id, state, lost?.createdAt);
     const host = new SessionHost(desktop, ref, services, hooks);
-    host.timeline = timeline;
+    host.timeline = new TimelineRecorder(
+      timeline,
+      (calls, jpeg) => new AuditFrames(redis).addForEach(ref.tenant, ref.name, calls, jpeg),
+      (error) => log.debug({ err: error, desktop: desktop.id }, 'timeline frame not kept'),
+    );
     if (lost) {
       host.notice = `Note: this session's desktop was lost (${lost.lostDesktop}) and replaced by a fresh one: the screen, apps and files are new, your grants were kept. Take a screenshot before acting on the screen.`;
     }
@@ -155,25 +160,13 @@ export class SessionHost {
         }
         if (!reply.persist && !this.failure) reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
         // The console timeline's frame of this call, taken once it is answered (never before).
-        const answeredAt = Date.now();
-        setImmediate(() => void this.keepFrame({ actionId: request.id, tool: request.tool, at: answeredAt }));
+        if (!this.failure) this.timeline.after({ actionId: request.id, tool: request.tool, at: Date.now() });
         return reply;
       } finally {
         this.busy--;
         this.lastActivity = Date.now();
       }
     };
-  }
-
-  /** A small frame of the screen for the audit timeline, under the call's id (bounded per session: AUDIT_FRAMES). */
-  private async keepFrame(call: { actionId: string; tool: string; at: number }): Promise<void> {
-    if (this.failure) return;
-    try {
-      const { jpeg } = await this.timeline.next();
-      await new AuditFrames(this.services.redis).add(this.ref.tenant, this.ref.name, call, jpeg);
-    } catch (error) {
-      this.services.log.debug({ err: error, desktop: this.id }, 'timeline frame not kept');
-    }
   }
 
   /**
@@ -205,6 +198,7 @@ export class SessionHost {
   close(redisBound?: (work: Promise<void>) => Promise<unknown>, options: { keepSession?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
       const bookkeeping = (async () => {
+        this.timeline.stop();
         await this.live?.stop();
         await this.server.close();
         if (options.keepSession) await this.services.registry.remove(this.id);
