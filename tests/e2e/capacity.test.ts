@@ -127,7 +127,9 @@ describe('capacity: waiting for a desktop, and idle reaping by activity', { time
     const pickupMs = job.processedOn - endedAt;
     t.diagnostic(`waited ${answeredAt - asked} ms; the allocation was taken ${pickupMs} ms after the session ended, served ${answeredAt - endedAt} ms after`);
     assert.ok(pickupMs < 1000, `taken ${pickupMs} ms after the session ended`);
-    assert.ok(job.processedOn - job.timestamp >= 2000, 'it stayed queued while the worker was full');
+    // Measured from when b asked, not from the job's own timestamp: under load the gateway may
+    // queue the job a little after the call arrived, which says nothing about the wait.
+    assert.ok(job.processedOn - asked >= 2000, `it stayed queued while the worker was full (taken ${job.processedOn - asked} ms after b asked)`);
   });
 
   test('after the bound, the first call fails with desktop_unavailable saying how many desktops there are and when to retry', async (t) => {
