@@ -63,8 +63,9 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
       let timings: Record<string, number> = {};
       // One id per call: the action channel's, its audit entry's and its timeline frame's.
       const actionId = randomUUID();
-      // Every call counts against the tenant's call rate: one that goes to a desktop, in its
-      // enqueue's round trip (session-router.ts); one refused here, on its own, first.
+      // Calls count against the tenant's call rate: one that goes to a desktop, in its enqueue's
+      // round trip (session-router.ts); one refused here, on its own, first. (A call refused for
+      // asking another platform than its session's is not counted: an in-memory check.)
       const caller = { controller: scope.controller, keyId: scope.keyId, screenshotAfter: scope.screenshotAfter, reachedSession: false, actionId, countsAgainstRate: true, ...(scope.platform ? { platform: scope.platform } : {}) };
       try {
         const switchedOff = await killSwitch.refusal(scope.ref.tenant);
