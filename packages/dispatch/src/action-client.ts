@@ -156,6 +156,7 @@ export class ActionClient {
     // Long calls also watch the desktop, so a dead worker is reported in about a second, and
     // keep the lease alive: a controller is not idle while its action runs.
     let unreachableSince: number | undefined;
+    let goneOnce = false;
     const watch = setInterval(async () => {
       const [alive] = await Promise.all([
         this.redis.exists(keys.desktopAlive(options.desktopId)),
@@ -177,8 +178,12 @@ export class ActionClient {
             `deskgate's state store (Redis) became unreachable during ${options.tool}, so its answer cannot arrive. It was not retried and may or may not have run; once the service is back (retry in a few seconds), take a screenshot to check.`,
           ),
         );
-      } else if (alive === 0) {
+      } else if (alive === 0 && goneOnce) {
         fail(new ToolError('worker_lost', `The worker running this desktop stopped during ${options.tool}. The action was not retried and may have partly run; call again to get a new desktop.`));
+      } else {
+        // Gone twice in a row before it counts: a draining worker withdraws a desktop right
+        // after writing its last reply, which may still be on its way to this gateway's reader.
+        goneOnce = alive === 0;
       }
     }, Math.min(1000, this.leaseMs / 3));
     try {

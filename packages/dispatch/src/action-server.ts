@@ -46,6 +46,8 @@ export class ActionServer {
   private received = 0;
   /** The last claim failed: the next one is sent without waiting first, to pick up what it may have popped. */
   private claimFailed = false;
+  /** Requests claimed whose reply has not been written yet (the handler may be done already). */
+  answering = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -102,6 +104,15 @@ export class ActionServer {
 
   /** Runs one claimed request (or refuses it: expired, stale epoch, malformed) and pushes its reply. */
   private async answer(claimed: Exclude<Claim, [0]>): Promise<void> {
+    this.answering++;
+    try {
+      await this.answerClaimed(claimed);
+    } finally {
+      this.answering--;
+    }
+  }
+
+  private async answerClaimed(claimed: Exclude<Claim, [0]>): Promise<void> {
     const poppedAt = Date.now();
     if (claimed[0] === -2) {
       this.onError(new Error(`dropped an action entry that is not "<epoch>|<request>": ${claimed[1].slice(0, 200)}`));

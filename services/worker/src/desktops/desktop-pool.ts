@@ -360,7 +360,9 @@ export class DesktopPool {
    * elsewhere). A desktop with a call running stays alive until the call ends.
    */
   private async withdrawIdle(): Promise<void> {
-    const idle = [...this.held].filter(([id, host]) => host.busy === 0 && !this.withdrawn.has(id)).map(([id]) => id);
+    // Idle means its last reply is written too: a call whose handler just returned still has
+    // its answer on the way, and its caller would otherwise see the desktop gone first.
+    const idle = [...this.held].filter(([id, host]) => host.idle && !this.withdrawn.has(id)).map(([id]) => id);
     if (idle.length === 0) return;
     for (const id of idle) this.withdrawn.add(id);
     await within(this.redis.del(...idle.map((id) => keys.desktopAlive(id))), STOPPING_REDIS_MS).catch(() => undefined);

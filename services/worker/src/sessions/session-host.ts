@@ -47,6 +47,11 @@ export class SessionHost {
   failure: string | null = null;
   /** Calls running now. */
   busy = 0;
+
+  /** No call running and no reply still being written: the desktop can be withdrawn without cutting an answer. */
+  get idle(): boolean {
+    return this.busy === 0 && this.server.answering === 0;
+  }
   /** Told with the next answer, once (the screen was reset on a fresh desktop). */
   notice: string | null = null;
   /** When the last call started or ended (ms since the epoch). */
