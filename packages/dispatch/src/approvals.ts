@@ -9,20 +9,10 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AccessRequest, ApprovalBroker, ApprovalDecision, Proposal } from '@deskgate/computer-use';
 import { queueConsoleEvent } from './console-events.ts';
+import type { PendingApproval } from './pending-approval.ts';
 import { keys } from './keys.ts';
 
-export interface PendingApproval {
-  id: string;
-  tenant: string;
-  session: string;
-  apps: string[];
-  reason: string;
-  flags: AccessRequest['flags'];
-  proposed: Proposal['grants'];
-  policyDenied: Proposal['policyDenied'];
-  createdAt: string;
-  expiresAt: string;
-}
+export type { PendingApproval } from './pending-approval.ts';
 
 export class ApprovalStore {
   constructor(private readonly redis: Redis) {}

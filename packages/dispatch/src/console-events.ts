@@ -9,7 +9,7 @@
  */
 import type { ChainableCommander } from 'ioredis';
 import { z } from 'zod';
-import type { PendingApproval } from './approvals.ts';
+import type { PendingApproval } from './pending-approval.ts';
 import { keys } from './keys.ts';
 
 const consoleEvent = z.discriminatedUnion('type', [
