@@ -46,8 +46,7 @@ export class ActionServer {
   private received = 0;
   /** The last claim failed: the next one is sent without waiting first, to pick up what it may have popped. */
   private claimFailed = false;
-  /** Requests claimed whose reply has not been written yet (the handler may be done already). */
-  answering = 0;
+  private inFlight = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -104,11 +103,11 @@ export class ActionServer {
 
   /** Runs one claimed request (or refuses it: expired, stale epoch, malformed) and pushes its reply. */
   private async answer(claimed: Exclude<Claim, [0]>): Promise<void> {
-    this.answering++;
+    this.inFlight++;
     try {
       await this.answerClaimed(claimed);
     } finally {
-      this.answering--;
+      this.inFlight--;
     }
   }
 
@@ -149,6 +148,11 @@ export class ActionServer {
       .expire(request.replyTo, REPLY_TTL_SECONDS)
       .exec()
       .catch(this.onError);
+  }
+
+  /** Requests claimed whose reply has not been written yet (the handler may be done already). */
+  get answering(): number {
+    return this.inFlight;
   }
 
   async close(): Promise<void> {

@@ -12,8 +12,8 @@ test('two calls of one tool answered in the same millisecond each get their own 
   const log = new AuditLog(db.redis);
   const at = Date.now();
   // The worker answered b first: by tool and time alone, the two could not be told apart.
-  await frames.add('acme', 'main', { actionId: 'b', tool: 'screenshot', at }, jpeg(2));
-  await frames.add('acme', 'main', { actionId: 'a', tool: 'screenshot', at }, jpeg(1));
+  await frames.add('acme', 'main', [{ actionId: 'b', tool: 'screenshot', at }], jpeg(2));
+  await frames.add('acme', 'main', [{ actionId: 'a', tool: 'screenshot', at }], jpeg(1));
   for (const actionId of ['a', 'b']) await log.record({ actionId, tenant: 'acme', session: 'main', tool: 'screenshot', args: {}, outcome: 'ok', ms: 5, at });
   const kept = await frames.list('acme', 'main');
   const entries = await log.read('acme', 'main');
@@ -24,10 +24,21 @@ test('two calls of one tool answered in the same millisecond each get their own 
   assert.notEqual(paired[0]!.id, paired[1]!.id);
 });
 
+test('calls that shared one frame (answered within the timeline interval) each have it under their own id', async () => {
+  const frames = new AuditFrames(db.redis);
+  const at = Date.now();
+  await frames.add('acme', 'burst', [{ actionId: 'c1', tool: 'left_click', at }, { actionId: 'c2', tool: 'left_click', at: at + 40 }], jpeg(4));
+  const kept = await frames.list('acme', 'burst');
+  assert.deepEqual(kept.map((frame) => frame.actionId), ['c2', 'c1'], 'one entry per call, newest first');
+  assert.notEqual(kept[0]!.id, kept[1]!.id);
+  for (const frame of kept) assert.deepEqual(await frames.get('acme', 'burst', frame.id), jpeg(4));
+  assert.equal(frameOfCall(kept, { actionId: 'c1', tool: 'left_click', at, ms: 5 })?.actionId, 'c1');
+});
+
 test('a call with an id and no frame of its own (refused, or its frame not kept) gets none, not a neighbour\'s', async () => {
   const frames = new AuditFrames(db.redis);
   const at = Date.now();
-  await frames.add('acme', 'lonely', { actionId: 'ran', tool: 'left_click', at }, jpeg(3));
+  await frames.add('acme', 'lonely', [{ actionId: 'ran', tool: 'left_click', at }], jpeg(3));
   const kept = await frames.list('acme', 'lonely');
   assert.equal(frameOfCall(kept, { actionId: 'refused', tool: 'left_click', at, ms: 1 }), undefined);
   assert.equal(frameOfCall(kept, { tool: 'left_click', at, ms: 1 }), undefined, 'an entry without an id is never paired with a frame that has one');

@@ -27,12 +27,8 @@ export class AuditFrames {
     private readonly ttlSeconds: number = AUDIT_DEFAULTS.ttlSeconds,
   ) {}
 
-  async add(tenant: string, session: string, call: { actionId: string; tool: string; at: number }, jpeg: Buffer): Promise<void> {
-    await this.addForEach(tenant, session, [call], jpeg);
-  }
-
   /** One frame kept under each of these calls (a frame taken after all of them), in one round trip. */
-  async addForEach(tenant: string, session: string, calls: { actionId: string; tool: string; at: number }[], jpeg: Buffer): Promise<void> {
+  async add(tenant: string, session: string, calls: { actionId: string; tool: string; at: number }[], jpeg: Buffer): Promise<void> {
     if (calls.length === 0) return;
     const key = keys.auditFrames(tenant, session);
     const multi = this.redis.multi();

@@ -98,7 +98,7 @@ export class SessionHost {
     const host = new SessionHost(desktop, ref, services, hooks);
     host.timeline = new TimelineRecorder(
       timeline,
-      (calls, jpeg) => new AuditFrames(redis).addForEach(ref.tenant, ref.name, calls, jpeg),
+      (calls, jpeg) => new AuditFrames(redis).add(ref.tenant, ref.name, calls, jpeg),
       (error) => log.debug({ err: error, desktop: desktop.id }, 'timeline frame not kept'),
     );
     if (lost) {
