@@ -33,7 +33,7 @@ class Recorder:
         self._file = open(path, "a", encoding="utf-8")
 
     def __call__(self, **event):
-        event["t"] = round(time.monotonic(), 4)
+        event.setdefault("t", round(time.monotonic(), 4))
         self._file.write(json.dumps(event, ensure_ascii=False) + "\n")
         self._file.flush()
 
@@ -125,9 +125,12 @@ class ProbeApp:
             self.color_area.configure(background=f"#{shade:02x}{255 - shade:02x}{shade // 2:02x}")
             self.root.after(FRAME_MS, lambda: self._animate(frames_left - 1))
             return
+        # Stamped before the draw: a stamp taken after it could come later than the frame
+        # showing it, if this process is descheduled in between.
+        drawn_from = round(time.monotonic(), 4)
         self.color_area.configure(background=FINAL_COLOR)
         self.root.update_idletasks()
-        self.record(type="repainted", color=FINAL_COLOR)
+        self.record(type="repainted", color=FINAL_COLOR, t=drawn_from)
 
     def _on_button_event(self, kind, e):
         if kind == "release" and e.num == 1:
