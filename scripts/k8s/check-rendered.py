@@ -156,6 +156,29 @@ rule("KEDA: the workers scale on the fleet's wanted.desktops ÷ DESKGATE_MAX_DES
         else ["DESKGATE_FLEET_DESKTOPS_PER_WORKER != DESKGATE_MAX_DESKTOPS"])
      + ([] if scaled else ["no ScaledObject"]))
 
+# Disruption budgets: a drain (kubectl drain, an upgrade) takes one pod of each at a time.
+def budget(item):
+    labels = item["spec"]["selector"]["matchLabels"]
+    pdbs = [p for p in by_kind.get("PodDisruptionBudget", []) if p["metadata"]["namespace"] == item["metadata"]["namespace"]
+            and p["spec"].get("selector", {}).get("matchLabels") == labels]
+    return None if len(pdbs) == 1 and pdbs[0]["spec"].get("maxUnavailable") == 1 else f"{name(item)}: {len(pdbs)} budgets {json.dumps([p['spec'] for p in pdbs])}"
+rule("every Deployment has one PodDisruptionBudget over its pods, maxUnavailable 1",
+     [budget(i) for i in by_kind.get("Deployment", [])])
+# The gateways scale on CPU (metrics.k8s.io); production keeps the base's knobs.
+def gateway_hpa(item):
+    spec = item["spec"]
+    metric = spec["metrics"][0] if len(spec.get("metrics", [])) == 1 else {}
+    problems = [] if spec["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "deskgate-gateway"} else ["not the gateway Deployment"]
+    problems += [] if metric.get("type") == "Resource" and metric["resource"]["name"] == "cpu" and metric["resource"]["target"]["type"] == "Utilization" else ["not on CPU utilisation"]
+    if overlay == "production":
+        knobs = (spec.get("minReplicas"), spec["maxReplicas"], metric.get("resource", {}).get("target", {}).get("averageUtilization"),
+                 spec.get("behavior", {}).get("scaleDown", {}).get("stabilizationWindowSeconds"))
+        problems += [] if knobs == (2, 10, 70, 300) else [f"min, max, target, scale-down window {knobs} != (2, 10, 70, 300)"]
+    return "; ".join(problems) or None
+hpas = [h for h in by_kind.get("HorizontalPodAutoscaler", []) if h["metadata"]["name"] == "deskgate-gateway"]
+rule("the gateways scale on CPU (an HPA on their Deployment; production: 2–10, 70 %, down after 300 s)",
+     [gateway_hpa(h) for h in hpas] + ([] if hpas else ["no HPA for the gateway"]))
+
 if overlay == "local":
     rule("local: every image is used from the node (imagePullPolicy Never)",
          [None if c.get("imagePullPolicy") == "Never" else f"{name(i)}/{c['name']}" for i, c in containers])

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The cluster test (`npm run test:k8s`; docs/kubernetes.md): a one-node Kubernetes cluster on
-# this machine (scripts/k8s/cluster-up.sh) with KEDA on it (scripts/k8s/keda-up.sh), deskgate's
-# images built from HEAD and loaded into it, the `local` overlay deployed and driven end to end
-# with KEDA scaling the workers (tests/k8s/cluster.test.ts), then the cluster stopped and the
+# this machine (scripts/k8s/cluster-up.sh) with KEDA (scripts/k8s/keda-up.sh) and metrics-server
+# (scripts/k8s/metrics-server-up.sh) on it, deskgate's images built from HEAD and loaded into it,
+# the `local` overlay deployed and driven end to end with KEDA scaling the workers, the
+# gateway's HPA scaling on CPU and a node drain held by the PodDisruptionBudgets
+# (tests/k8s/cluster.test.ts), then the cluster stopped and the
 # host put back (scripts/k8s/cluster-down.sh), pass or fail.
 # Cold on a 2-core machine: ~5 min of Kubernetes builds and ~10 min of KEDA's (cached in
 # .deskgate/k8s), ~2 min of images, ~15 s for the node, then the test.
@@ -16,6 +18,7 @@ trap 'scripts/k8s/cluster-down.sh; say "cluster test: $((SECONDS - started)) s i
 scripts/k8s/build-keda.sh || exit 1
 scripts/k8s/cluster-up.sh || exit 1
 scripts/k8s/keda-up.sh || exit 1
+scripts/k8s/metrics-server-up.sh || exit 1
 # NetworkPolicies enforced where the kernel allows it (docs/kubernetes.md); exit 3: it does not.
 scripts/k8s/netpol-up.sh; netpol=$?
 case $netpol in

@@ -19,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/k8s/lib.sh
 source scripts/lib/debian-packages.sh
+source scripts/lib/docker-engine.sh
 ST=$K8S_HOME/cluster
 export KUBECONFIG=$ST/admin.kubeconfig
 CONTAINERD_RUN=/run/deskgate-containerd
@@ -44,13 +45,24 @@ echo "$kubelet_token,system:node:node1,uid-node,\"system:nodes\"" >> "$ST/pki/to
 sed "s/token: \"[^\"]*\"/token: \"$kubelet_token\"/" "$ST/admin.kubeconfig" > "$ST/kubelet.kubeconfig"
 
 # The API server talks to the kubelet (logs, exec) with a client certificate the kubelet
-# trusts; nobody else is let in (no anonymous access to port 10250).
+# trusts, and checks the kubelet's; nobody else is let in (no anonymous access to port 10250).
 if [ ! -f "$ST/pki/kubelet-client.crt" ]; then
   ( cd "$ST/pki"
     openssl req -x509 -newkey rsa:2048 -nodes -keyout kubelet-ca.key -out kubelet-ca.crt -subj /CN=deskgate-kubelet-ca -days 30
     openssl req -newkey rsa:2048 -nodes -keyout kubelet-client.key -out kubelet-client.csr -subj "/O=system:masters/CN=kube-apiserver-kubelet-client"
     openssl x509 -req -in kubelet-client.csr -CA kubelet-ca.crt -CAkey kubelet-ca.key -CAcreateserial -out kubelet-client.crt -days 30 ) >/dev/null 2>&1
 fi
+
+# The kubelet's serving certificate, from a CA of our own, for its address and name: without it
+# the kubelet signs one itself for its name only, which nobody can check — metrics-server
+# (scripts/k8s/metrics-server-up.sh) and the API server verify this one. Made on every start
+# (the node's address may have changed).
+( cd "$ST/pki"
+  [ -f kubelet-serving-ca.crt ] || openssl req -x509 -newkey rsa:2048 -nodes -keyout kubelet-serving-ca.key -out kubelet-serving-ca.crt -subj /CN=deskgate-kubelet-serving-ca -days 30
+  openssl req -newkey rsa:2048 -nodes -keyout kubelet-serving.key -out kubelet-serving.csr -subj /CN=node1
+  printf 'subjectAltName=IP:%s,DNS:node1\nextendedKeyUsage=serverAuth\n' "$NODE_IP" > kubelet-serving.ext
+  openssl x509 -req -in kubelet-serving.csr -CA kubelet-serving-ca.crt -CAkey kubelet-serving-ca.key -CAcreateserial \
+    -extfile kubelet-serving.ext -out kubelet-serving.crt -days 30 ) >/dev/null 2>&1
 
 bg() { local name=$1; shift; setsid nohup "$@" >"$ST/logs/$name.log" 2>&1 </dev/null & echo $! >"$ST/$name.pid"; }
 # The aggregation layer, for KEDA's external-metrics API server (scripts/k8s/keda-up.sh): the
@@ -73,6 +85,7 @@ bg apiserver "$K8S_BIN/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 --se
   --service-account-issuer=https://kubernetes.default.svc.cluster.local --service-cluster-ip-range=10.96.0.0/16 \
   --kubelet-preferred-address-types=InternalIP --allow-privileged=true \
   --kubelet-client-certificate="$ST/pki/kubelet-client.crt" --kubelet-client-key="$ST/pki/kubelet-client.key" \
+  --kubelet-certificate-authority="$ST/pki/kubelet-serving-ca.crt" \
   --requestheader-client-ca-file="$ST/pki/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
   --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
   --requestheader-extra-headers-prefix=X-Remote-Extra- --proxy-client-cert-file="$ST/pki/front-proxy-client.crt" \
@@ -123,6 +136,7 @@ for _ in $(seq 80); do [ -S "$CONTAINERD_RUN/containerd.sock" ] && break; sleep 
 
 # The pause image, compiled from the Kubernetes sources (nothing can be pulled).
 if ! ctr --address "$CONTAINERD_RUN/containerd.sock" -n k8s.io images ls -q | grep -qx registry.k8s.io/pause:3.10; then
+  ensure_docker_engine || exit 1
   pause=$(mktemp -d)
   cp "$K8S_HOME/src/kubernetes/build/pause/linux/pause.c" "$pause/"
   gcc -Os -static -DVERSION=v3.10-deskgate -o "$pause/pause" "$pause/pause.c" && strip "$pause/pause"
@@ -140,7 +154,11 @@ failCgroupV1: false
 failSwapOn: false
 containerRuntimeEndpoint: unix://$CONTAINERD_RUN/containerd.sock
 authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: $ST/pki/kubelet-ca.crt}}
-authorization: {mode: AlwaysAllow}
+# Each client's right is asked of the API server (RBAC): metrics-server may read the node's
+# metrics, not exec into its pods.
+authorization: {mode: Webhook}
+tlsCertFile: $ST/pki/kubelet-serving.crt
+tlsPrivateKeyFile: $ST/pki/kubelet-serving.key
 address: $NODE_IP
 readOnlyPort: 0
 resolvConf: /etc/resolv.conf
