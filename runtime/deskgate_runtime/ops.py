@@ -130,6 +130,8 @@ def op_move(rt, p):
     x, y = _point(rt, p)
     guard = _guard(rt, p)
     p.done()
+    if guard is not None and guard.facts is not None:
+        return rt.guards.send_reported(guard, "move", rt.pointer, (x, y), [])
     with rt.guards.hold(guard, "move"):
         rt.pointer.move(x, y)
     return rt.guards.after(guard)
@@ -141,6 +143,10 @@ def op_click(rt, p):
     count = p.int("count", 1, 3, 1)
     mods, guard = _modifiers(p), _guard(rt, p)
     p.done()
+    # Modifiers must stay down until a frozen click is replayed: those take the longer way.
+    if guard is not None and guard.facts is not None and not mods:
+        return rt.guards.send_reported(guard, "click", rt.pointer, (x, y),
+                                       *rt.pointer.click_events(button, count))
     with _pointer_action(rt, "click", mods, guard):
         rt.pointer.click(x, y, button, count)
     return rt.guards.after(guard)

@@ -19,6 +19,7 @@ class Pointer:
         self.x = x
         self.held = set()  # logical buttons pressed by this process
         self.last_at = None  # where this process last put the pointer (a hint, not a fact)
+        self.last_mask = 0  # the button mask of the last gate facts' pointer query
         self._physical = {}
         self.reload_mapping()
         x.mapping_listeners.append(self._on_mapping_notify)
@@ -61,28 +62,47 @@ class Pointer:
         handles them in order) and return once the server has processed them.
 
         With buttons to `settle`, the batch ends with a QueryPointer instead of a sync and
-        `_settle` polls on from there: a window manager that takes a click with a synchronous
+        `settle` polls on from there: a window manager that takes a click with a synchronous
         grab (openbox's click-to-focus) freezes pointer events until it replays them, while key
         events keep flowing, so a key sent right after a click could reach the app first. The
         button mask of QueryPointer shows the release only once it was really processed.
         """
+        mask = self.settle_mask(settle)
+        with self.x.checked(what, sync=not mask):
+            self.queue(at, events)
+            state = self.x.root.query_pointer().mask if mask else 0
+        if state & mask:  # under a server grab the window manager cannot replay it yet
+            self.x.after_grab(lambda: self.settle(mask))
+
+    @staticmethod
+    def settle_mask(buttons):
+        """The QueryPointer button mask of the buttons a click waits to see released."""
+        mask = 0
+        for b in buttons:
+            if 1 <= b <= 5:  # the only buttons with a mask bit
+                mask |= X.Button1Mask << (b - 1)
+        return mask
+
+    def queue(self, at, events):
+        """Queue XTest requests (an optional motion to `at` first) without waiting for anything:
+        the caller's next round trip sends them and, coming back, shows they were processed
+        (the server handles a client's requests in order)."""
         if at is not None:
             self.check_point(*at)
             self.last_at = at
-        mask = 0
-        for b in settle:
-            if 1 <= b <= 5:  # the only buttons with a mask bit
-                mask |= X.Button1Mask << (b - 1)
-        with self.x.checked(what, sync=not mask) as d:
-            if at is not None:
-                xtest.fake_input(d, X.MotionNotify, x=at[0], y=at[1])
-            for kind, button in events:
-                xtest.fake_input(d, kind, self._button(button))
-            state = self.x.root.query_pointer().mask if mask else 0
-        if state & mask:  # under a server grab the window manager cannot replay it yet
-            self.x.after_grab(lambda: self._settle(mask))
+        d = self.x.display
+        if at is not None:
+            xtest.fake_input(d, X.MotionNotify, x=at[0], y=at[1])
+        for kind, button in events:
+            xtest.fake_input(d, kind, self._button(button))
 
-    def _settle(self, mask):
+    def click_events(self, button, count):
+        """A click's XTest events and the buttons to settle on (see `_send`)."""
+        # A button this process holds stays down: nothing to wait for.
+        events = [(X.ButtonPress, button), (X.ButtonRelease, button)] * count
+        return events, ([button] if count and button not in self.held else [])
+
+    def settle(self, mask):
         """Poll QueryPointer until the buttons in `mask` show up (typically 2-6 polls, ~1 ms).
 
         Back to back at first: each poll is a round trip that leaves the CPU to the window
@@ -107,9 +127,7 @@ class Pointer:
         self.held.discard(button)
 
     def _clicks(self, what, at, button, count):
-        # A button this process holds stays down: nothing to wait for.
-        self._send(what, at, [(X.ButtonPress, button), (X.ButtonRelease, button)] * count,
-                   [button] if count and button not in self.held else [])
+        self._send(what, at, *self.click_events(button, count))
 
     def click(self, x, y, button, count):
         self._clicks(f"click button {button} x{count} at ({x}, {y})", (x, y), button, count)

@@ -80,6 +80,7 @@ class Surfaces:
         focus, hits, guesses, view = self._ask([pointer], points,
                                                [self.pointer.last_at, *points])
         self.pointer.last_at = (pointer.root_x, pointer.root_y)
+        self.pointer.last_mask = pointer.mask
         targets = [(pointer.root_x, pointer.root_y, pointer.child)]
         targets += [(x, y, h.child) for (x, y), h in zip(points, hits)]
         jobs = [self._focus_job(view, _wid(focus.focus))]

@@ -72,26 +72,33 @@ class XConnection:
         return self._after_grab is not None
 
     @contextlib.contextmanager
-    def server_grabbed(self):
+    def server_grabbed(self, release_with_next_read=False):
         """Hold the server (XGrabServer) for the block: no other client's request is processed
         until it ends, so nothing another client does can come between what the block checks
         and what it sends. Input (XTest) and events to other clients still flow.
 
         Never wait inside for another client: it is blocked until the grab ends. Waits that
         need one go to `after_grab()`. The grab is released however the block ends.
+
+        `release_with_next_read`: when the block ends normally, the UngrabServer is only queued,
+        to go out with the requests of the caller's next read (one round trip for both). The
+        caller must read, or flush, right away: every other client waits until it does.
         """
         if self.grabbed:  # nested: the outer grab covers it
             yield
             return
         self._after_grab = later = []
+        ended_normally = False
         try:
             self.display.grab_server()
             yield
+            ended_normally = True
         finally:
             self._after_grab = None
             try:
                 self.display.ungrab_server()
-                self.display.flush()  # at once: every other client waits for it
+                if not (release_with_next_read and ended_normally):
+                    self.display.flush()  # at once: every other client waits for it
             except (xerror.ConnectionClosedError, OSError) as e:
                 raise DisplayError(f"release the server grab: X connection lost: {e}") from e
         for then in later:

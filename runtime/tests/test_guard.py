@@ -286,14 +286,18 @@ def test_reported_facts_token_is_stable_until_something_changes(rt, probe, focus
     assert rt.call("gate_facts")["token"] != first["token"]
 
 
-def test_input_judged_on_reported_facts_is_sent_and_answers_the_facts_after(rt, probe, focused):
+def test_input_judged_on_reported_facts_is_sent_and_answers_the_facts_after(rt, probe, focused,
+                                                                           desktop):
     x, y = probe.center("color_area")
     rt.call("move", x=x, y=y)
     facts, guard = facts_guard(rt, (x, y))
     since = probe.mark()
     answer = rt.call("click", x=x, y=y, button="left", guard=guard)
     assert probe.wait_for(lambda e: e["type"] == "release", since)
-    # Nothing the gates judge by changed: only the token comes back.
+    # The release of the grab went out with the read of the facts after the click.
+    assert server_answers(desktop)
+    # Nothing the gates judge by changed (the window manager's replay of the click it held
+    # was waited for): only the token comes back.
     assert answer == {"facts": {"token": facts["token"]}}
     # A move changes the pointer: the facts after it come back whole, with a new token.
     answer = rt.call("move", x=x + 3, y=y, guard={"at": [[x + 3, y, "client", focused["id"]]],
