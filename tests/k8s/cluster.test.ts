@@ -14,7 +14,10 @@
  */
 import assert from 'node:assert/strict';
 import { execFile as execFileCallback } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { decodeImage } from '../support/image.ts';
@@ -123,7 +126,9 @@ test('the local overlay runs: Redis, the bootstrap (with the pinned keys), one g
   };
   const by = (name: string) => pods.items.filter((pod) => pod.metadata.labels['app.kubernetes.io/name'] === name).map((pod) => `${pod.metadata.namespace}:${pod.status.phase}`);
   assert.deepEqual(by('redis'), ['deskgate:Running']);
-  assert.deepEqual(by('gateway'), ['deskgate:Running']);
+  // One gateway (the local overlay's); the HPA may already have added a second for a new
+  // gateway's start-up CPU (it comes back to one at rest: the HPA test).
+  assert.ok(['deskgate:Running', 'deskgate:Running,deskgate:Running'].includes(by('gateway').join()), by('gateway').join());
   assert.deepEqual(by('worker'), ['deskgate-workers:Running']);
   assert.deepEqual(by('bootstrap'), ['deskgate:Succeeded']);
   // The bootstrap made the keys pinned in the Secret, and never prints a key it was given (a
@@ -334,6 +339,208 @@ test('KEDA scales on the fleet\'s demand: a warm desktop at once, a new worker p
   } finally {
     await warm.close().catch(() => undefined);
     await cold.close().catch(() => undefined);
+  }
+});
+
+/** The gateways' Deployment: replicas asked for (by the HPA) and ready. */
+async function gatewayReplicas(): Promise<{ wanted: number; ready: number }> {
+  const [wanted, ready] = (await kubectl('-n', 'deskgate', 'get', 'deployment/deskgate-gateway', '-o', 'jsonpath={.spec.replicas} {.status.readyReplicas}')).split(' ');
+  return { wanted: Number(wanted), ready: Number(ready || 0) };
+}
+const gatewayPods = async () => (await kubectl('-n', 'deskgate', 'get', 'pods', '-l', 'app.kubernetes.io/name=gateway', '-o', 'jsonpath={range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{"\\n"}{end}'))
+  .split('\n').filter(Boolean).map((line) => line.split(' ')).filter(([, deleting]) => !deleting).map(([name]) => name!);
+/** CPU of each gateway pod in millicores, as the resource-metrics API (metrics-server) serves it. */
+async function gatewayCpu(): Promise<Record<string, number>> {
+  const answer = JSON.parse(await kubectl('get', '--raw', `/apis/metrics.k8s.io/v1beta1/namespaces/deskgate/pods?labelSelector=${encodeURIComponent('app.kubernetes.io/name=gateway')}`)) as {
+    items: { metadata: { name: string }; containers: { usage: { cpu: string } }[] }[];
+  };
+  const millicores = (value: string) => (value.endsWith('n') ? Number(value.slice(0, -1)) / 1e6 : value.endsWith('u') ? Number(value.slice(0, -1)) / 1e3 : quantity(value) * 1000);
+  return Object.fromEntries(answer.items.map((pod) => [pod.metadata.name, Math.round(pod.containers.reduce((sum, container) => sum + millicores(container.usage.cpu), 0))]));
+}
+/**
+ * Calls through the gateway Service until `stop()`: `clients` MCP connections, each calling
+ * list_tools in a loop. A gateway that starts draining turns a request away once with 503 "retry"
+ * (services/gateway/src/main.ts); the call is retried once, as the answer says, and counted.
+ */
+function mcpTraffic(clients: number) {
+  let running = true;
+  const counts = { calls: 0, retried: 0, failed: [] as string[] };
+  const loops = Array.from({ length: clients }, async (_, index) => {
+    const session = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-traffic-${index}`, apiKey);
+    try {
+      while (running) {
+        try {
+          await session.listTools();
+        } catch (error) {
+          if (!/503[\s\S]*shutting down/.test(String(error))) throw error;
+          counts.retried++;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          await session.listTools();
+        }
+        counts.calls++;
+      }
+    } catch (error) {
+      counts.failed.push(String(error));
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  });
+  return { counts, stop: async () => { running = false; await Promise.all(loops); return counts; } };
+}
+
+test('the gateway HPA on CPU (metrics-server): metrics.k8s.io measures the gateway pods; MCP load through the Service adds a gateway, and it goes when the load does', async () => {
+  // kubectl top reads the resource-metrics API, served by metrics-server through the aggregation layer.
+  const top = await until('kubectl top for the gateway pods', async () => {
+    try {
+      return await kubectl('-n', 'deskgate', 'top', 'pods', '-l', 'app.kubernetes.io/name=gateway', '--no-headers');
+    } catch {
+      return undefined;
+    }
+  }, 90_000);
+  console.log(`kubectl top pods (gateway): ${top}`);
+  assert.match(top, /^deskgate-gateway-\S+\s+\d+m\s+\d+Mi$/m);
+  // The HPA reads it; earlier tests' screenshots may have raised the gateways: wait for the rest state.
+  await until('the HPA reading CPU with one gateway at rest', async () => {
+    const hpa = JSON.parse(await kubectl('-n', 'deskgate', 'get', 'hpa', 'deskgate-gateway', '-o', 'json')) as {
+      status: { currentReplicas?: number; currentMetrics?: { resource?: { current?: { averageUtilization?: number } } }[]; conditions?: { type: string; status: string }[] };
+    };
+    const active = hpa.status.conditions?.find((condition) => condition.type === 'ScalingActive')?.status === 'True';
+    const utilization = hpa.status.currentMetrics?.[0]?.resource?.current?.averageUtilization;
+    const { wanted, ready } = await gatewayReplicas();
+    return active && utilization !== undefined && wanted === 1 && ready === 1 && (await gatewayPods()).length === 1 ? utilization : undefined;
+  }, 180_000);
+  const [first] = await gatewayPods();
+  // (A gateway the HPA just removed may still be listed while it drains: only the one left.)
+  const atRest = Object.fromEntries(Object.entries(await gatewayCpu()).filter(([pod]) => pod === first));
+  console.log(`gateway CPU at rest (metrics.k8s.io): ${JSON.stringify(atRest)} of a 50m request`);
+  assert.ok(first && atRest[first] !== undefined, 'metrics.k8s.io has the gateway pod');
+
+  const started = performance.now();
+  const traffic = mcpTraffic(4);
+  let counts;
+  try {
+    await until('the HPA asking for 2 gateways', async () => ((await gatewayReplicas()).wanted === 2 ? true : undefined), 180_000);
+    const raised = performance.now();
+    console.log(`MCP load starts → the HPA sets 2 gateways: ${seconds(raised - started)} (CPU then ${JSON.stringify(await gatewayCpu())})`);
+    await until('the second gateway Ready', async () => ((await gatewayReplicas()).ready === 2 ? true : undefined), 120_000);
+    console.log(`MCP load starts → the new gateway pod Ready: ${seconds(performance.now() - started)}`);
+  } finally {
+    counts = await traffic.stop();
+  }
+  console.log(`MCP calls through the Service during the load: ${JSON.stringify({ ...counts, failed: counts.failed.length })}`);
+  assert.deepEqual(counts.failed, []);
+  assert.ok(counts.calls > 0);
+  assert.equal((await gatewayPods()).length, 2);
+
+  const stopped = performance.now();
+  await until('the HPA back to 1 gateway', async () => ((await gatewayReplicas()).wanted === 1 ? true : undefined), 300_000);
+  console.log(`load gone → the HPA sets 1 gateway: ${seconds(performance.now() - stopped)}`);
+  await until('one gateway pod left', async () => ((await gatewayPods()).length === 1 && (await gatewayReplicas()).ready === 1 ? true : undefined), 60_000);
+  console.log(`load gone → back to one gateway pod: ${seconds(performance.now() - stopped)}`);
+  const ready = await fetch(`${GATEWAY}/readyz`);
+  assert.equal(ready.status, 200);
+});
+
+/** The eviction API (what `kubectl drain` calls for each pod), as the cluster's admin: its status and answer. */
+async function evict(namespace: string, pod: string): Promise<{ status: number; body: { message?: string; details?: { causes?: { reason: string; message: string }[] } } }> {
+  const kubeconfig = process.env.KUBECONFIG ?? `${repoRoot}.deskgate/k8s/cluster/admin.kubeconfig`;
+  const token = /token: "([^"]+)"/.exec(readFileSync(kubeconfig, 'utf8'))?.[1];
+  assert.ok(token, `a token in ${kubeconfig}`);
+  // The API server's certificate, checked (it names localhost, not 127.0.0.1).
+  const ca = readFileSync(`${dirname(kubeconfig)}/pki/apiserver.crt`);
+  const payload = JSON.stringify({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod, namespace } });
+  return new Promise((resolve, reject) => {
+    const sent = httpsRequest({ host: '127.0.0.1', servername: 'localhost', port: 6443, ca, method: 'POST', path: `/api/v1/namespaces/${namespace}/pods/${pod}/eviction`, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } }, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    sent.on('error', reject);
+    sent.end(payload);
+  });
+}
+
+test('a node drain (the eviction API, node cordoned): the gateway budget stops it at one gateway while the Service answers MCP; a worker holding a session drains, the session\'s running call finishes and its next call says its desktop was lost', async () => {
+  // Two gateways, as production's minimum: the budget (maxUnavailable 1) lets one go.
+  await kubectl('-n', 'deskgate', 'patch', 'hpa', 'deskgate-gateway', '--type=merge', '-p', '{"spec":{"minReplicas":2}}');
+  await until('two gateways Ready', async () => ((await gatewayReplicas()).ready === 2 && (await gatewayPods()).length === 2 ? true : undefined), 120_000);
+  // One worker, holding one session: the earlier test's last session ends first.
+  const ended = await fetch(`${GATEWAY}/v1/sessions/k8s-cold`, { method: 'DELETE', headers: { Authorization: `Bearer ${operatorKey}` } });
+  assert.equal(ended.status, 200, await ended.text());
+  const drained = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-drain`, apiKey);
+  const traffic = mcpTraffic(2);
+  let cordoned = false;
+  let desktop: string | undefined;
+  try {
+    const granted = await drained.call('request_access', { apps: ['mousepad'], reason: 'the cluster test' });
+    assert.ok(!granted.isError, textOf(granted));
+    assert.ok(!(await drained.call('screenshot')).isError);
+    desktop = await desktopOf(operatorKey, 'k8s-drain');
+    const [worker] = await workerPods();
+    assert.ok(desktop && worker);
+    assert.ok((await allocatedBy('k8s-drain', [worker])).length === 1, `${worker} holds the session's desktop`);
+
+    await kubectl('cordon', 'node1');
+    cordoned = true;
+    const [gatewayA, gatewayB] = await gatewayPods();
+    const firstEviction = await evict('deskgate', gatewayA!);
+    assert.equal(firstEviction.status, 201, JSON.stringify(firstEviction.body));
+    // Its replacement cannot be scheduled (the only node is cordoned): the budget holds the last one.
+    const refusals = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const refused = await evict('deskgate', gatewayB!);
+      refusals.push(refused);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+    for (const refused of refusals) {
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.match(refused.body.message ?? '', /would violate the pod's disruption budget/);
+      assert.match(refused.body.details?.causes?.map((cause) => `${cause.reason}: ${cause.message}`).join('; ') ?? '', /DisruptionBudget: The disruption budget deskgate-gateway needs 1 healthy pods and has 1 currently/);
+    }
+    console.log(`second gateway's eviction: ${refusals[0]!.status} ${refusals[0]!.body.message} (${refusals[0]!.body.details?.causes?.[0]?.message})`);
+    await kubectl('-n', 'deskgate', 'wait', '--for=delete', `pod/${gatewayA}`, '--timeout=60s');
+    const left = await gatewayPods();
+    assert.ok(left.includes(gatewayB!) && !left.includes(gatewayA!), `${gatewayB} stays, ${gatewayA} went: ${left}`);
+    assert.equal((await gatewayReplicas()).ready, 1, 'one gateway serves while the node drains');
+
+    // The worker: its budget (maxUnavailable 1) lets it go; SIGTERM is its drain, so the call
+    // running on its desktop finishes, and nothing new is given to it.
+    const waiting = drained.call('wait', { duration: 3 });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const evictedAt = performance.now();
+    const workerEviction = await evict('deskgate-workers', worker);
+    assert.equal(workerEviction.status, 201, JSON.stringify(workerEviction.body));
+    const answer = await waiting;
+    assert.ok(!answer.isError, `the running call finished through the drain: ${textOf(answer)}`);
+    console.log(`worker evicted → its running call answered: ${seconds(performance.now() - evictedAt)}`);
+    await kubectl('-n', 'deskgate-workers', 'wait', '--for=delete', `pod/${worker}`, '--timeout=60s');
+    console.log(`worker evicted → drained and gone: ${seconds(performance.now() - evictedAt)}`);
+    assert.match(await kubectl('-n', 'deskgate-workers', 'get', 'pods', '-l', 'app.kubernetes.io/name=worker', '-o', 'jsonpath={.items[*].status.phase}'), /^Pending$/, 'its replacement waits for the cordoned node');
+    // Not a silent cut: the session's next call says its desktop is gone, and how to go on.
+    const lost = await drained.call('screenshot');
+    assert.equal(errorKind(lost), 'worker_lost', textOf(lost));
+    assert.match(textOf(lost), /desktop of this session is gone \(its worker stopped\)\. Call the tool again to get a new desktop/);
+    assert.equal(await desktopOf(operatorKey, 'k8s-drain'), undefined, 'the session holds no desktop');
+  } finally {
+    if (cordoned) await kubectl('uncordon', 'node1');
+    const counts = await traffic.stop();
+    console.log(`MCP calls through the Service during the drain: ${JSON.stringify({ ...counts, failed: counts.failed.length })}`);
+    assert.deepEqual(counts.failed, []);
+    assert.ok(counts.calls > 0);
+  }
+  try {
+    // Uncordoned: the replacements run; the session's call again waits for the new worker and
+    // gets a fresh desktop, with the grant it had.
+    const uncordoned = performance.now();
+    const fresh = await drained.call('screenshot');
+    assert.ok(!fresh.isError, textOf(fresh));
+    console.log(`uncordoned → the session's call served on a fresh desktop of the new worker: ${seconds(performance.now() - uncordoned)}`);
+    const now = await desktopOf(operatorKey, 'k8s-drain');
+    assert.ok(now && now !== desktop, `a fresh desktop (${desktop} → ${now})`);
+    await until('two gateways Ready again', async () => ((await gatewayReplicas()).ready === 2 ? true : undefined), 120_000);
+  } finally {
+    await drained.close().catch(() => undefined);
+    await kubectl('-n', 'deskgate', 'patch', 'hpa', 'deskgate-gateway', '--type=merge', '-p', '{"spec":{"minReplicas":1}}');
   }
 });
 
