@@ -10,10 +10,13 @@ ST=$K8S_HOME/cluster
 export KUBECONFIG=$ST/admin.kubeconfig
 started=$SECONDS
 if [ -f "$ST/kubelet.pid" ] && "$K8S_BIN/kubectl" get --raw /readyz >/dev/null 2>&1; then
+  # KEDA's objects first, while KEDA may still act in deskgate-workers (its Role is in that
+  # namespace): deleted with it, their finalizers would hold the namespace.
+  "$K8S_BIN/kubectl" -n deskgate-workers delete scaledobject,triggerauthentication --all --ignore-not-found --wait=true --timeout=30s >/dev/null 2>&1
   "$K8S_BIN/kubectl" delete namespace deskgate deskgate-workers --ignore-not-found --wait=true --timeout=60s >/dev/null 2>&1
   "$K8S_BIN/kubectl" delete pod --all -A --grace-period=5 --wait=true --timeout=30s >/dev/null 2>&1
 fi
-for name in netpol metrics-server keda-adapter keda-operator kube-proxy kubelet containerd scheduler controller-manager apiserver etcd; do
+for name in netpol metrics-server kube-proxy kubelet containerd scheduler controller-manager apiserver etcd; do
   pid=$(cat "$ST/$name.pid" 2>/dev/null) || continue
   if kill "$pid" 2>/dev/null; then
     for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
@@ -48,7 +51,7 @@ for dir in -i -o; do
   while iptables -w -D FORWARD $dir cni0 -m comment --comment deskgate-k8s -j ACCEPT 2>/dev/null; do :; done
 done
 rm -f /etc/cni/net.d/10-deskgate.conflist
-rm -rf /run/deskgate-containerd "$ST/containerd" "$ST/cni" "$ST/etcd" "$ST/keda-certs" "$ST/metrics-server-certs" "$ST/netpol-account"
+rm -rf /run/deskgate-containerd "$ST/containerd" "$ST/cni" "$ST/etcd" "$ST/metrics-server-certs" "$ST/netpol-account"
 # The host folders cluster-up.sh made (none of them is left mounted by now).
 if [ -f "$ST/created-dirs" ]; then
   while read -r dir; do

@@ -9,8 +9,11 @@
  * worker keeps its pod's deletion cost at the desktops it holds, so the idle pod goes and a
  * live session is not cut.
  *
- * Needs KUBECONFIG (the cluster's admin) and DESKGATE_K8S_BIN (kubectl) from the script, and
- * KEDA running on the node (scripts/k8s/keda-up.sh).
+ * The gateway's HPA scales on CPU read through metrics-server, and a node drain (the eviction
+ * API) is held by the PodDisruptionBudgets.
+ *
+ * Needs KUBECONFIG (the cluster's admin) and DESKGATE_K8S_BIN (kubectl) from the script, KEDA's
+ * pods (scripts/k8s/keda-up.sh) and metrics-server (scripts/k8s/metrics-server-up.sh).
  */
 import assert from 'node:assert/strict';
 import { execFile as execFileCallback } from 'node:child_process';
@@ -239,6 +242,38 @@ async function externalMetric(): Promise<number> {
 }
 const replicasAre = (wanted: number, timeoutMs: number) => until(`KEDA scales the workers to ${wanted}`, async () => ((await deploymentReplicas()) === wanted ? true : undefined), timeoutMs);
 
+test('KEDA runs as pods in its namespace (Pod Security restricted), with rights only where it scales', async () => {
+  const pods = (await kubectl('-n', 'keda', 'get', 'pods', '-o', 'jsonpath={range .items[*]}{.spec.serviceAccountName}:{.status.phase}:{.status.containerStatuses[0].ready}{"\\n"}{end}')).split('\n').sort();
+  assert.deepEqual(pods, ['keda-metrics-apiserver:Running:true', 'keda-operator:Running:true']);
+  assert.equal(await kubectl('get', 'namespace', 'keda', '-o', 'jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}'), 'restricted');
+  // Asked of the API server as each account (kubectl auth can-i exits 1 on "no").
+  const can = async (account: string, ...what: string[]) => {
+    try {
+      return (await execFile(kubectlBin, ['auth', 'can-i', `--as=system:serviceaccount:keda:${account}`, ...what])).stdout.trim();
+    } catch (error) {
+      return ((error as { stdout?: string }).stdout ?? String(error)).trim();
+    }
+  };
+  const rights = {
+    'operator: secrets in deskgate-workers': await can('keda-operator', 'get', 'secrets', '-n', 'deskgate-workers'),
+    'operator: secrets in deskgate': await can('keda-operator', 'get', 'secrets', '-n', 'deskgate'),
+    'operator: scale the worker Deployment': await can('keda-operator', 'patch', 'deployments.apps', '--subresource=scale', '-n', 'deskgate-workers'),
+    'operator: scale the gateway Deployment': await can('keda-operator', 'patch', 'deployments.apps', '--subresource=scale', '-n', 'deskgate'),
+    'operator: secrets in kube-system': await can('keda-operator', 'get', 'secrets', '-n', 'kube-system'),
+    'adapter: ScaledObjects in deskgate-workers': await can('keda-metrics-apiserver', 'list', 'scaledobjects.keda.sh', '-n', 'deskgate-workers'),
+    'adapter: secrets in deskgate-workers': await can('keda-metrics-apiserver', 'get', 'secrets', '-n', 'deskgate-workers'),
+  };
+  assert.deepEqual(rights, {
+    'operator: secrets in deskgate-workers': 'yes',
+    'operator: secrets in deskgate': 'no',
+    'operator: scale the worker Deployment': 'yes',
+    'operator: scale the gateway Deployment': 'no',
+    'operator: secrets in kube-system': 'no',
+    'adapter: ScaledObjects in deskgate-workers': 'yes',
+    'adapter: secrets in deskgate-workers': 'no',
+  });
+});
+
 test('KEDA runs the workers\' ScaledObject: Ready, its HPA reads the fleet\'s wanted.desktops through the external-metrics API', async () => {
   const ready = await until('the ScaledObject Ready', async () => {
     const status = await kubectl('-n', 'deskgate-workers', 'get', 'scaledobject', 'deskgate-worker', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}');
@@ -358,13 +393,30 @@ async function gatewayCpu(): Promise<Record<string, number>> {
   return Object.fromEntries(answer.items.map((pod) => [pod.metadata.name, Math.round(pod.containers.reduce((sum, container) => sum + millicores(container.usage.cpu), 0))]));
 }
 /**
+ * What a client retries when a gateway stops (services/gateway/src/main.ts): a 503 "shutting
+ * down; retry" for a request that reached it as it began to drain, or the connection closed
+ * under a request sent on a kept-alive connection in the instant the draining gateway closed
+ * it as idle (the request never reached the gateway). Anything else is a failure.
+ */
+function retryable(error: unknown): 'turned away' | 'connection closed' | undefined {
+  if (/503[\s\S]*shutting down/.test(String(error))) return 'turned away';
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (String(error) === 'TypeError: fetch failed' && (cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET')) return 'connection closed';
+  return undefined;
+}
+const described = (error: unknown) => {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause ? `${String(error)} (${cause.code ?? ''} ${cause.message ?? ''})` : String(error);
+};
+
+/**
  * Calls through the gateway Service until `stop()`: `clients` MCP connections, each calling
- * list_tools in a loop. A gateway that starts draining turns a request away once with 503 "retry"
- * (services/gateway/src/main.ts); the call is retried once, as the answer says, and counted.
+ * list_tools in a loop. A call a stopping gateway could not take (`retryable`) is retried once,
+ * a second later, and counted by why.
  */
 function mcpTraffic(clients: number) {
   let running = true;
-  const counts = { calls: 0, retried: 0, failed: [] as string[] };
+  const counts = { calls: 0, retried: { 'turned away': 0, 'connection closed': 0 }, failed: [] as string[] };
   const loops = Array.from({ length: clients }, async (_, index) => {
     const session = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-traffic-${index}`, apiKey);
     try {
@@ -372,15 +424,16 @@ function mcpTraffic(clients: number) {
         try {
           await session.listTools();
         } catch (error) {
-          if (!/503[\s\S]*shutting down/.test(String(error))) throw error;
-          counts.retried++;
+          const why = retryable(error);
+          if (!why) throw error;
+          counts.retried[why]++;
           await new Promise((resolve) => setTimeout(resolve, 1000));
           await session.listTools();
         }
         counts.calls++;
       }
     } catch (error) {
-      counts.failed.push(String(error));
+      counts.failed.push(described(error));
     } finally {
       await session.close().catch(() => undefined);
     }
