@@ -6,8 +6,9 @@
 # gateway's HPA scaling on CPU and a node drain held by the PodDisruptionBudgets
 # (tests/k8s/cluster.test.ts), then the cluster stopped and the
 # host put back (scripts/k8s/cluster-down.sh), pass or fail.
-# Cold on a 2-core machine: ~5 min of Kubernetes builds and ~10 min of KEDA's (cached in
-# .deskgate/k8s), ~2 min of images, ~15 s for the node, then the test.
+# Cold on a 2-core machine: ~5 min of Kubernetes builds, ~10 min of KEDA's and ~6 min of
+# metrics-server's (cached in .deskgate/k8s), ~2 min of images, ~15 s for the node, then the
+# test; 408 s in all with everything cached.
 # Needs root (containerd, the kubelet, iptables).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
