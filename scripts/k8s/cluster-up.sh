@@ -13,8 +13,9 @@
 # The fixes this machine needs (docs/kubernetes.md): containerd restrict_oom_score_adj (root
 # has no CAP_SYS_RESOURCE, kubelet asks for oom_score_adj -998); kubelet on cgroup v1
 # (failCgroupV1: false, cgroupfs); apiserver reaches the kubelet by InternalIP.
-# For KEDA (scripts/k8s/keda-up.sh): the aggregation layer's front-proxy flags, and the HPA
-# controller syncing every 5 s (15 s by default) so the cluster test's scaling is quick.
+# For KEDA and metrics-server (scripts/k8s/keda-up.sh, metrics-server-up.sh): the aggregation
+# layer's front-proxy flags, the kubelet's serving certificate from a CA they can check, and
+# the HPA controller syncing every 5 s (15 s by default) so the cluster test's scaling is quick.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/k8s/lib.sh
