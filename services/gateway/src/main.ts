@@ -1,9 +1,12 @@
 /**
  * The gateway process: wires Redis, the lifecycle queue and the action channel, then listens.
- * SIGTERM drains: /readyz answers 503 at once, new requests get 503 (and new connections are
- * refused), requests in flight get DESKGATE_DRAIN_SECONDS to finish; SIGINT stops at once.
+ * SIGTERM drains: /readyz answers 503 at once and new connections are refused; requests in
+ * flight get DESKGATE_DRAIN_SECONDS to finish, and a request that arrives on a connection
+ * already open is still served, with `Connection: close` (closing a kept-alive connection under a
+ * client between two of its requests would fail the second without an answer); SIGINT stops at once.
  * A gateway holds no session state, so its sessions carry on through the others.
  */
+import net from 'node:net';
 import { serve } from '@hono/node-server';
 import { ActionClient, AuditLog, DesktopRegistry, KillSwitch, LifecycleClient, SessionStore, TenantQuotas, createLogger, createRedis, fleetDemand, readWorkerCapacities } from '@deskgate/dispatch';
 import { handleStopSignals, withinMs } from '@deskgate/service-kit';
@@ -54,15 +57,18 @@ const app = createApp({ config, fleetDemand: readDemand, redis, apiKeys: new Api
 let draining = false;
 /** Requests in flight, counted until their response is sent (an SSE stream included). */
 let inFlight = 0;
-const DRAINING_BODY = JSON.stringify({ error: 'unavailable', message: 'This gateway is shutting down; retry (another gateway serves the same sessions).' });
-const fetch = (request: Request, env: unknown) => {
+const fetch = async (request: Request, env: unknown) => {
   if (!draining) return app.fetch(request, env as never);
-  // Load balancers see not-ready at once; every new request is turned away, and its connection closed.
-  const readyz = new URL(request.url).pathname === '/readyz';
-  return new Response(readyz ? JSON.stringify({ ready: false, draining: true }) : DRAINING_BODY, {
-    status: 503,
-    headers: { 'content-type': 'application/json', connection: 'close', ...(readyz ? {} : { 'retry-after': '1' }) },
-  });
+  // Load balancers see not-ready at once. A request on a connection that was already open is
+  // served, and its connection closed after the answer: the client's next request opens a new
+  // one, to a gateway that is not leaving (a gateway holds no session state).
+  if (new URL(request.url).pathname === '/readyz') {
+    return new Response(JSON.stringify({ ready: false, draining: true }), { status: 503, headers: { 'content-type': 'application/json', connection: 'close' } });
+  }
+  const response = await app.fetch(request, env as never);
+  const headers = new Headers(response.headers);
+  headers.set('connection', 'close');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 };
 
 const server = serve({ fetch, hostname: config.host, port: config.port }, (info) => {
@@ -78,6 +84,8 @@ server.on('request', (_request, response) => {
 
 /** Past the drain, closing the queues and Redis gets this long before the process exits regardless. */
 const TEARDOWN_BOUND_MS = 3000;
+/** How long a drain keeps open connections that carry no request, for a request already on its way. */
+const IDLE_CONNECTION_GRACE_MS = 1000;
 
 handleStopSignals({
   service: 'gateway',
@@ -88,13 +96,17 @@ handleStopSignals({
     const started = performance.now();
     draining = true;
     log.info({ signal, drainMs, inFlight }, drainMs > 0 ? 'gateway draining' : 'gateway stopping');
-    // No new connections; idle keep-alive ones are closed, busy ones after their response.
-    server.close();
-    (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-    // The action channel keeps reading replies while requests in flight finish.
+    // No new connections. http.Server.close() would also close every idle kept-alive one at
+    // once, racing any request a client is sending on it: only the listener closes here.
+    net.Server.prototype.close.call(server);
+    // The action channel keeps reading replies while requests in flight finish; connections
+    // without a request stay a moment, for one already on its way.
     const waitUntil = performance.now() + drainMs;
-    while (inFlight > 0 && performance.now() < waitUntil) await new Promise((resolve) => setTimeout(resolve, 25));
+    const graceUntil = performance.now() + Math.min(drainMs, IDLE_CONNECTION_GRACE_MS);
+    while ((inFlight > 0 || performance.now() < graceUntil) && performance.now() < waitUntil) await new Promise((resolve) => setTimeout(resolve, 25));
     if (drainMs > 0) log.info({ cutOff: inFlight, ms: Math.round(performance.now() - started) }, inFlight > 0 ? `drain: ${inFlight} requests still running were cut off` : 'drain: every request in flight finished');
+    const httpServer = server as unknown as { closeAllConnections?: () => void };
+    httpServer.closeAllConnections?.();
     // Closing the queues talks to Redis, which may be gone (a sandbox's Ctrl-C): a second at most.
     await withinMs(Promise.all([actions.close(), lifecycle.close()]), 1000);
     redis.disconnect();
