@@ -393,13 +393,13 @@ async function gatewayCpu(): Promise<Record<string, number>> {
   return Object.fromEntries(answer.items.map((pod) => [pod.metadata.name, Math.round(pod.containers.reduce((sum, container) => sum + millicores(container.usage.cpu), 0))]));
 }
 /**
- * What a client retries when a gateway stops (services/gateway/src/main.ts): a 503 "shutting
- * down; retry" for a request that reached it as it began to drain, or the connection closed
- * under a request sent on a kept-alive connection in the instant the draining gateway closed
- * it as idle (the request never reached the gateway). Anything else is a failure.
+ * What a client retries when a gateway stops (services/gateway/src/main.ts): the connection
+ * closed under a request sent on a kept-alive connection in the instant the gateway closed it
+ * at the end of its drain (the request never reached the gateway). A draining gateway serves
+ * the requests that reach it on open connections, so anything else — a 503 included — is a
+ * failure.
  */
-function retryable(error: unknown): 'turned away' | 'connection closed' | undefined {
-  if (/503[\s\S]*shutting down/.test(String(error))) return 'turned away';
+function retryable(error: unknown): 'connection closed' | undefined {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (String(error) === 'TypeError: fetch failed' && (cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET')) return 'connection closed';
   return undefined;
@@ -416,7 +416,7 @@ const described = (error: unknown) => {
  */
 function mcpTraffic(clients: number) {
   let running = true;
-  const counts = { calls: 0, retried: { 'turned away': 0, 'connection closed': 0 }, failed: [] as string[] };
+  const counts = { calls: 0, retried: { 'connection closed': 0 }, failed: [] as string[] };
   const loops = Array.from({ length: clients }, async (_, index) => {
     const session = await connect('2026-07-28', `${GATEWAY}/mcp/k8s-traffic-${index}`, apiKey);
     try {
