@@ -84,7 +84,11 @@ server.on('request', (_request, response) => {
 
 /** Past the drain, closing the queues and Redis gets this long before the process exits regardless. */
 const TEARDOWN_BOUND_MS = 3000;
-/** How long a drain keeps open connections that carry no request, for a request already on its way. */
+/**
+ * How long a drain keeps open connections that carry no request, for a request already on its
+ * way; then they close, so what the drain serves is what arrived by then, with the rest of the
+ * drain to finish (a request arriving near its end could be cut after it ran).
+ */
 const IDLE_CONNECTION_GRACE_MS = 1000;
 
 handleStopSignals({
@@ -101,11 +105,19 @@ handleStopSignals({
     net.Server.prototype.close.call(server);
     // The action channel keeps reading replies while requests in flight finish; connections
     // without a request stay a moment, for one already on its way.
+    const httpServer = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
     const waitUntil = performance.now() + drainMs;
     const graceUntil = performance.now() + Math.min(drainMs, IDLE_CONNECTION_GRACE_MS);
-    while ((inFlight > 0 || performance.now() < graceUntil) && performance.now() < waitUntil) await new Promise((resolve) => setTimeout(resolve, 25));
+    let idleClosed = false;
+    while ((inFlight > 0 || performance.now() < graceUntil) && performance.now() < waitUntil) {
+      if (!idleClosed && performance.now() >= graceUntil) {
+        // From here no request can arrive: busy connections close after their answer.
+        httpServer.closeIdleConnections?.();
+        idleClosed = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     if (drainMs > 0) log.info({ cutOff: inFlight, ms: Math.round(performance.now() - started) }, inFlight > 0 ? `drain: ${inFlight} requests still running were cut off` : 'drain: every request in flight finished');
-    const httpServer = server as unknown as { closeAllConnections?: () => void };
     httpServer.closeAllConnections?.();
     // Closing the queues talks to Redis, which may be gone (a sandbox's Ctrl-C): a second at most.
     await withinMs(Promise.all([actions.close(), lifecycle.close()]), 1000);
