@@ -17,7 +17,7 @@ def _state(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
             stat = f.read()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # reaped before the open, or between it and the read
         return None
     return stat[stat.rindex(")") + 2]
 
