@@ -113,24 +113,32 @@ def default_deny(ns):
     return any(p["metadata"]["namespace"] == ns and p["spec"].get("podSelector") == {} and set(p["spec"].get("policyTypes", [])) == {"Ingress", "Egress"}
                and not p["spec"].get("ingress") and not p["spec"].get("egress") for p in policies)
 rule("NetworkPolicy: both namespaces deny all by default", [None if default_deny(ns) else ns for ns in ("deskgate", "deskgate-workers")])
-open_ingress = [p for p in policies for r in p["spec"].get("ingress", []) if not r.get("from")]
+open_ingress = [(p, r) for p in policies for r in p["spec"].get("ingress", []) if not r.get("from")]
 rule("NetworkPolicy: only the gateway takes traffic from anywhere, on 7420 only",
      [None if p["spec"]["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "gateway"}}
-      and all(port["port"] == 7420 for r in p["spec"]["ingress"] for port in r.get("ports", [])) else name(p) for p in open_ingress]
+      and r.get("ports") and all(port["port"] == 7420 for port in r["ports"]) else name(p) for p, r in open_ingress]
      + ([] if open_ingress else ["no policy admits clients to the gateway"]))
 worker_egress = [r for p in policies if p["metadata"]["namespace"] == "deskgate-workers" and p["metadata"]["name"] not in ("dns", "desktop-egress") for r in p["spec"].get("egress", [])]
 def redis_rule(r):
     return r.get("ports") and all(port["port"] == 6379 for port in r["ports"]) and all("podSelector" in peer for peer in r.get("to", [{}]))
+def gateway_replies_rule(r):
+    return (r.get("ports") and all(port["port"] == 7422 for port in r["ports"])
+            and r.get("to") and all(peer.get("podSelector") == {"matchLabels": {"app.kubernetes.io/name": "gateway"}} for peer in r["to"]))
 def api_server_rule(r):
     return (r.get("ports") and all(port["port"] in (443, 6443) for port in r["ports"])
             and r.get("to") and all(set(peer) == {"ipBlock"} and peer["ipBlock"]["cidr"].endswith("/32") and not peer["ipBlock"].get("except") for peer in r["to"]))
-rule("NetworkPolicy: workers (and their desktops) reach Redis on 6379 and the API server's addresses (/32) on 443/6443 only, besides DNS and the optional desktop-egress",
-     [None if redis_rule(r) or api_server_rule(r) else json.dumps(r) for r in worker_egress]
+rule("NetworkPolicy: workers (and their desktops) reach Redis on 6379, the gateways' reply port 7422 and the API server's addresses (/32) on 443/6443 only, besides DNS and the optional desktop-egress",
+     [None if redis_rule(r) or gateway_replies_rule(r) or api_server_rule(r) else json.dumps(r) for r in worker_egress]
      + ([] if any(redis_rule(r) for r in worker_egress) else ["no egress to Redis"]))
 worker_ingress = [r for p in policies if p["metadata"]["namespace"] == "deskgate-workers" for r in p["spec"].get("ingress", [])]
 rule("NetworkPolicy: workers take traffic only on their health port 7421, from a namespace selected by label",
      [None if r.get("from") and all(set(peer) == {"namespaceSelector"} and peer["namespaceSelector"].get("matchLabels") for peer in r["from"])
       and r.get("ports") and all(port["port"] == 7421 for port in r["ports"]) else json.dumps(r) for r in worker_ingress])
+gateway_ingress = [r for p in policies if p["spec"]["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "gateway"}} for r in p["spec"].get("ingress", []) if r.get("from")]
+rule("NetworkPolicy: the gateways' reply port 7422 takes worker pods only",
+     [None if all(port["port"] == 7422 for port in r.get("ports", [{"port": None}]))
+      and all(peer.get("podSelector") == {"matchLabels": {"app.kubernetes.io/name": "worker"}} and peer.get("namespaceSelector") for peer in r["from"]) else json.dumps(r) for r in gateway_ingress]
+     + ([] if gateway_ingress else ["no policy admits the workers' replies"]))
 exposed = [s for s in by_kind.get("Service", []) if s["spec"].get("type", "ClusterIP") != "ClusterIP"]
 rule("no Service is exposed outside the cluster by the manifests (an Ingress or load balancer is the operator's choice)", [name(s) for s in exposed])
 

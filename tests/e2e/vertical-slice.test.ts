@@ -18,9 +18,10 @@ import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, GENERATIONS, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
 import { Probe, type Rect } from '../support/probe.ts';
 
+// The second size also runs with direct replies off: every reply through Redis.
 const SIZES = [
-  { width: 1280, height: 800 },
-  { width: 1920, height: 1080 },
+  { width: 1280, height: 800, directReplies: true },
+  { width: 1920, height: 1080, directReplies: false },
 ];
 const PROBE_COLOR = '#3366cc';
 const UNICODE = 'Hello, wörld — 日本語 ✓';
@@ -39,7 +40,7 @@ for (const size of SIZES) {
     const centre = (r: Rect): [number, number] => toImage(r.x + r.width / 2, r.y + r.height / 2);
 
     before(async () => {
-      stack = await startStack({ env: stackEnv(size), logDir: mkdtempSync(join(tmpdir(), 'deskgate-e2e-')) });
+      stack = await startStack({ env: stackEnv(size, size.directReplies ? {} : { DESKGATE_DIRECT_REPLIES: 'off' }), logDir: mkdtempSync(join(tmpdir(), 'deskgate-e2e-')) });
       redis = new Redis(stack.redisUrl);
     });
     after(async () => {
@@ -253,5 +254,19 @@ for (const size of SIZES) {
         });
       });
     }
+
+    test(`the replies came ${size.directReplies ? 'mostly straight from the worker' : 'through Redis only'}`, async () => {
+      const response = await fetch(new URL('/metrics', stack.mcpUrl), { headers: { authorization: `Bearer ${stack.operatorKey}` } });
+      const text = await response.text();
+      const count = (path: string) => Number(new RegExp(`^deskgate_gateway_action_replies_total\\{path="${path}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+      const [direct, viaRedis] = [count('direct'), count('redis')];
+      if (size.directReplies) {
+        // Through Redis: each session's first reply (it opens the connection) and the replies that change the session's state (screenshots, grants).
+        assert.ok(direct > viaRedis, `direct ${direct}, redis ${viaRedis}`);
+      } else {
+        assert.equal(direct, 0);
+        assert.ok(viaRedis > 40, `redis ${viaRedis}`);
+      }
+    });
   });
 }

@@ -8,12 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ToolError, type CoordinateMode, type ScreenshotAfter } from '@deskgate/computer-use';
 import { runBlockingLoop } from '@deskgate/service-kit';
+import type { Logger } from 'pino';
 import { actionReply, type ActionReply, type ActionRequest } from './action-protocol.ts';
 import { DesktopLocks, EPOCH_RETENTION_MS, LOCK_LEASE_MS, LockHeldError, type LockHolder } from './desktop-lock.ts';
 import { keys } from './keys.ts';
 import { CALL_WINDOW_MS, callRateExceeded } from './quota.ts';
 import { scriptsOf } from './scripts.ts';
 import { isRedisUnavailable, RedisUnavailableError } from './redis-connection.ts';
+import type { DirectRoute } from './direct-replies/protocol.ts';
+import { ReplyListener, type ReplyListenerOptions } from './direct-replies/reply-listener.ts';
 
 /** A call in flight fails with `unavailable` once Redis has been unreachable this long (its reply cannot arrive). */
 export const IN_FLIGHT_UNREACHABLE_MS = 3000;
@@ -70,12 +73,26 @@ export class ActionClient {
   private readonly loop: Promise<void>;
   private readonly locks: DesktopLocks;
   private readonly leaseMs: number;
+  private direct?: { listener: ReplyListener; route: DirectRoute };
+  /** Replies settled by each path: `direct` from a worker's connection, `redis` from the reply list. */
+  readonly settled = { direct: 0, redis: 0 };
 
   constructor(private readonly redis: Redis, options: ActionClientOptions = {}) {
     this.reader = redis.duplicate();
     this.loop = this.readReplies();
     this.locks = new DesktopLocks(redis);
     this.leaseMs = options.lockLeaseMs ?? LOCK_LEASE_MS.default;
+  }
+
+  /**
+   * Takes replies directly from the workers too (direct-replies/): each request then carries
+   * where. Replies keep arriving through Redis as well (a worker's fallback).
+   */
+  async listenForReplies(options: ReplyListenerOptions, log: Logger): Promise<DirectRoute> {
+    const listener = new ReplyListener((line) => this.settle(line, 'direct'), log);
+    const route = await listener.listen(options);
+    this.direct = { listener, route };
+    return route;
   }
 
   async send(options: SendOptions): Promise<ActionReply> {
@@ -88,6 +105,7 @@ export class ActionClient {
     const request: Omit<ActionRequest, 'epoch'> = {
       id,
       replyTo: this.replyKey,
+      ...(this.direct ? { direct: this.direct.route } : {}),
       tenant: options.tenant,
       session: options.session,
       tool: options.tool,
@@ -200,11 +218,7 @@ export class ActionClient {
       running: () => this.running,
       next: () => this.reader.blpop(this.replyKey, 1),
       handle: ([, raw]) => {
-        const parsed = actionReply.safeParse(JSON.parse(raw));
-        if (!parsed.success) return;
-        const pending = this.pending.get(parsed.data.id);
-        this.pending.delete(parsed.data.id);
-        pending?.resolve(parsed.data);
+        this.settle(raw, 'redis');
         // The next BLPOP waits for the call's own continuation (a macrotask later): its reply
         // to the client is written first. Each write here wakes another process, and on a VM
         // that costs ~0.5 ms — not to be spent between a reply's arrival and its delivery.
@@ -214,8 +228,25 @@ export class ActionClient {
     });
   }
 
+  /** Settles the call a reply is for; a reply for no call in flight (a second copy, or a call that timed out) is dropped. */
+  private settle(raw: Buffer | string, path: 'direct' | 'redis'): void {
+    let parsed;
+    try {
+      parsed = actionReply.safeParse(JSON.parse(raw.toString()));
+    } catch {
+      return;
+    }
+    if (!parsed.success) return;
+    const pending = this.pending.get(parsed.data.id);
+    if (!pending) return;
+    this.pending.delete(parsed.data.id);
+    this.settled[path]++;
+    pending.resolve(parsed.data);
+  }
+
   async close(): Promise<void> {
     this.running = false;
+    await this.direct?.listener.close();
     for (const pending of this.pending.values()) pending.reject(new ToolError('timeout', 'The gateway is shutting down.'));
     this.pending.clear();
     this.reader.disconnect();

@@ -1,14 +1,18 @@
 /**
  * The low-latency action channel: the gateway pushes a request onto the desktop's list, the
- * worker that owns the desktop pops it (so it runs at most once) and pushes the reply onto
- * the gateway's reply list.
+ * worker that owns the desktop pops it (so it runs at most once) and writes the reply to the
+ * gateway directly, or pushes it onto the gateway's reply list.
  */
 import { z } from 'zod';
 import { COORDINATE_MODES, SCREENSHOT_AFTER } from '@deskgate/computer-use';
+import { directRoute } from './direct-replies/protocol.ts';
 
 export const actionRequest = z.object({
   id: z.string(),
+  /** The gateway's reply list, in Redis. */
   replyTo: z.string(),
+  /** Where the gateway also takes the reply directly (direct-replies/): absent when it does not. */
+  direct: directRoute.optional(),
   tenant: z.string(),
   session: z.string(),
   tool: z.string(),

@@ -1,6 +1,7 @@
 /**
  * Worker side of the action channel, one per desktop: claim a request, skip it when its
- * caller has already given up or its lock epoch is stale, run it, push the reply.
+ * caller has already given up or its lock epoch is stale, run it, send the reply (to the
+ * gateway directly when it may go ahead of the writes that come with it, else through Redis).
  *
  * The claim is one script (lua/claimAction-3.lua): it pops the request (popping is what makes
  * the channel at-most-once: a crash after the pop loses the request instead of replaying it)
@@ -24,10 +25,17 @@ import { staleEpochMessage } from './desktop-lock.ts';
 import { keys } from './keys.ts';
 import { DeskgateRedis, isRedisUnavailable, REDIS_TIMEOUTS } from './redis-connection.ts';
 import { pipelineOf, queueScript } from './scripts.ts';
+import type { ReplySender } from './direct-replies/reply-sender.ts';
 
 export interface HandledAction extends Omit<ActionReply, 'id'> {
   /** Writes to make in the same transaction as the reply (e.g. the session's new state). */
   persist?: (multi: ChainableCommander) => void;
+  /**
+   * What `persist` writes is nothing a next call reads (only when the session was last used):
+   * the reply may go to the gateway directly, ahead of those writes. Otherwise it goes through
+   * Redis in their transaction, so the caller's next call finds them applied.
+   */
+  replyFirst?: boolean;
 }
 
 export type ActionHandler = (request: ActionRequest) => Promise<HandledAction>;
@@ -54,6 +62,8 @@ export class ActionServer {
     private readonly desktopId: string,
     private readonly handle: ActionHandler,
     private readonly onError: (error: unknown) => void,
+    /** Writes replies to their gateway directly where the request allows it. */
+    private readonly replies?: ReplySender,
   ) {
     this.loop = this.serve();
   }
@@ -101,7 +111,7 @@ export class ActionServer {
     });
   }
 
-  /** Runs one claimed request (or refuses it: expired, stale epoch, malformed) and pushes its reply. */
+  /** Runs one claimed request (or refuses it: expired, stale epoch, malformed) and sends its reply. */
   private async answer(claimed: Exclude<Claim, [0]>): Promise<void> {
     this.inFlight++;
     try {
@@ -139,15 +149,16 @@ export class ActionServer {
         timings: {},
       }));
     }
-    const { persist, ...answer } = reply;
+    const { persist, replyFirst, ...answer } = reply;
     answer.timings.queueMs = poppedAt - request.sentAt;
+    const line = JSON.stringify({ id: request.id, ...answer });
+    const throughRedis = () => this.redis.multi().rpush(request.replyTo, line).expire(request.replyTo, REPLY_TTL_SECONDS).exec().catch(this.onError);
+    const direct = replyFirst === true && request.direct !== undefined && this.replies?.send(request.direct, line, () => void throughRedis()) === true;
+    if (direct && !persist) return;
     const multi = this.redis.multi();
     persist?.(multi);
-    await multi
-      .rpush(request.replyTo, JSON.stringify({ id: request.id, ...answer }))
-      .expire(request.replyTo, REPLY_TTL_SECONDS)
-      .exec()
-      .catch(this.onError);
+    if (!direct) multi.rpush(request.replyTo, line).expire(request.replyTo, REPLY_TTL_SECONDS);
+    await multi.exec().catch(this.onError);
   }
 
   /** Requests claimed whose reply has not been written yet (the handler may be done already). */

@@ -1,6 +1,9 @@
 export * from './keys.ts';
 export * from './names.ts';
 export * from './action-protocol.ts';
+export { ReplySender } from './direct-replies/reply-sender.ts';
+export { ReplyListener, type ReplyListenerOptions } from './direct-replies/reply-listener.ts';
+export { MAX_DIRECT_REPLY_BYTES, type DirectRoute } from './direct-replies/protocol.ts';
 export { ActionClient, DesktopGoneError, type ActionClientOptions, type SendOptions } from './action-client.ts';
 export * from './desktop-lock.ts';
 export { ActionServer, type ActionHandler, type HandledAction } from './action-server.ts';

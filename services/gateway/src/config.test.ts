@@ -39,3 +39,13 @@ test('tenant quotas: 8 sessions and 100 calls per second by default; 0 calls per
   assert.throws(() => loadConfig({ DESKGATE_TENANT_MAX_SESSIONS: '0' }), /DESKGATE_TENANT_MAX_SESSIONS/);
   assert.throws(() => loadConfig({ DESKGATE_TENANT_CALLS_PER_SECOND: '-1' }), /DESKGATE_TENANT_CALLS_PER_SECOND/);
 });
+
+test('direct replies: on loopback at any free port by default; host:port, [v6]:port or off', () => {
+  assert.deepEqual(loadConfig({}).directReplies, { host: '127.0.0.1', port: 0, advertise: undefined });
+  assert.deepEqual(loadConfig({ DESKGATE_DIRECT_REPLIES: '0.0.0.0:7421', DESKGATE_DIRECT_REPLIES_ADVERTISE: '10.1.2.3' }).directReplies, { host: '0.0.0.0', port: 7421, advertise: '10.1.2.3' });
+  assert.deepEqual(loadConfig({ DESKGATE_DIRECT_REPLIES: '[::]:7421' }).directReplies, { host: '::', port: 7421, advertise: undefined });
+  assert.equal(loadConfig({ DESKGATE_DIRECT_REPLIES: 'off' }).directReplies, null);
+  for (const bad of ['7421', 'localhost', 'host:70000', 'a b:1', '::1:7421', 'on']) {
+    assert.throws(() => loadConfig({ DESKGATE_DIRECT_REPLIES: bad }), /DESKGATE_DIRECT_REPLIES.*expected host:port/s, bad);
+  }
+});

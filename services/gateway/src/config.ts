@@ -30,7 +30,23 @@ const schema = z.object({
   DESKGATE_FLEET_TOKEN: z.string().min(24, 'at least 24 characters').optional(),
   DESKGATE_FLEET_WARM_DESKTOPS: z.coerce.number().int().min(0).max(1000).default(1),
   DESKGATE_FLEET_DESKTOPS_PER_WORKER: z.coerce.number().int().min(1).max(256).default(4),
+  // Where workers write replies directly (docs/architecture.md, "Direct replies"): host:port, or off.
+  DESKGATE_DIRECT_REPLIES: z.string().default('127.0.0.1:0').transform(listenAddress),
+  // The host workers dial for them; unset: the listening host, or this machine's first external IPv4 when that is 0.0.0.0.
+  DESKGATE_DIRECT_REPLIES_ADVERTISE: z.string().min(1).optional(),
 });
+
+/** `host:port` (`[v6]:port`) or `off`. */
+function listenAddress(value: string, context: z.RefinementCtx): { host: string; port: number } | null {
+  if (value === 'off') return null;
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) {
+    context.addIssue({ code: 'custom', message: `expected host:port (e.g. 0.0.0.0:7421, [::]:7421, 127.0.0.1:0 for any free port) or off, got "${value}"` });
+    return z.NEVER;
+  }
+  return { host: match[1] ?? match[2]!, port };
+}
 
 export type GatewayConfig = ReturnType<typeof loadConfig>;
 
@@ -61,6 +77,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
      * What autoscalers read (GET /v1/fleet/demand): its token, the spare desktops the fleet keeps
      * beyond those in use, and the desktops per worker assumed while no worker is up.
      */
+    /** Where workers write replies directly; null: every reply goes through Redis. */
+    directReplies: c.DESKGATE_DIRECT_REPLIES && { ...c.DESKGATE_DIRECT_REPLIES, advertise: c.DESKGATE_DIRECT_REPLIES_ADVERTISE },
     fleet: { token: c.DESKGATE_FLEET_TOKEN, warmDesktops: c.DESKGATE_FLEET_WARM_DESKTOPS, desktopsPerWorker: c.DESKGATE_FLEET_DESKTOPS_PER_WORKER },
     // Per tenant: sessions (desktops) held at once, and tool calls per second (0 = no limit).
     quotas: { maxSessions: c.DESKGATE_TENANT_MAX_SESSIONS, callsPerSecond: c.DESKGATE_TENANT_CALLS_PER_SECOND },

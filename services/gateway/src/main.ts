@@ -32,11 +32,15 @@ redis.on('ready', () => {
 const lifecycle = new LifecycleClient(redis);
 await lifecycle.ready();
 const actions = new ActionClient(redis, { lockLeaseMs: config.lockLeaseMs });
+if (config.directReplies) {
+  const route = await actions.listenForReplies(config.directReplies, log);
+  log.info({ host: route.host, port: route.port }, 'direct replies: workers write replies here');
+}
 // A session being started holds its place in the tenant's quota a little past its wait for a desktop and its allocation timeout.
 const quotas = new TenantQuotas(redis, { ...config.quotas, reservationMs: config.desktopWaitMs + config.allocateTimeoutMs + 10_000 });
 // What the fleet needs, for autoscalers (the demand route and the fleet gauges).
 const readDemand = async () => fleetDemand(await readWorkerCapacities(redis), await lifecycle.waitingSessions(), config.fleet);
-const metrics = createGatewayMetrics(readDemand);
+const metrics = createGatewayMetrics(readDemand, () => actions.settled);
 const router = new SessionRouter(
   {
     redis,

@@ -11,8 +11,11 @@ import { createMetricsRegistry } from '@deskgate/service-kit';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30];
 
-/** `fleet` reads the fleet's demand; absent (unit tests), the fleet gauges stay empty. */
-export function createGatewayMetrics(fleet?: () => Promise<FleetDemand>) {
+/**
+ * `fleet` reads the fleet's demand; absent (unit tests), the fleet gauges stay empty.
+ * `replies` counts the action replies settled by each path (direct from a worker, or Redis).
+ */
+export function createGatewayMetrics(fleet?: () => Promise<FleetDemand>, replies?: () => { direct: number; redis: number }) {
   const registry = createMetricsRegistry();
   const registers = [registry];
   // One read of Redis per scrape, shared by the fleet gauges; a failed read leaves them empty.
@@ -55,6 +58,17 @@ export function createGatewayMetrics(fleet?: () => Promise<FleetDemand>) {
       labelNames: ['outcome'] as const,
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 60],
       registers,
+    }),
+    actionReplies: new Counter({
+      name: 'deskgate_gateway_action_replies_total',
+      help: 'Action replies by the path they came: direct (a worker wrote it to this gateway) or redis (the reply list: a first reply, one that follows its writes, or a fallback)',
+      labelNames: ['path'] as const,
+      registers,
+      collect() {
+        if (!replies) return;
+        this.reset();
+        for (const [path, count] of Object.entries(replies())) this.inc({ path }, count);
+      },
     }),
     refusedCalls: new Counter({
       name: 'deskgate_gateway_refused_calls_total',

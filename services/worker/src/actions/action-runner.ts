@@ -96,6 +96,8 @@ export function actionRunner(
       result,
       timings: { toolMs, workerMs, ...desktop.executor.takeTimings() },
       persist: (multi) => sessions.queueSave(multi, owner, changed ? state : null),
+      // Unchanged, the state needs no write before the caller's next call: the reply goes ahead of lastUsedAt.
+      replyFirst: !changed,
     };
   };
 }

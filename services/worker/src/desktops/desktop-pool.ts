@@ -22,7 +22,7 @@
  * is given up at once and removed by its provider: a start can take many seconds on a loaded
  * host, longer than a stopping worker may live, and what it made must not outlive the worker.
  */
-import { ApprovalStore, DesktopRegistry, KillSwitch, SessionStore, keys, publishCapacity, withdrawCapacity, type SessionRef } from '@deskgate/dispatch';
+import { ApprovalStore, DesktopRegistry, KillSwitch, ReplySender, SessionStore, keys, publishCapacity, withdrawCapacity, type SessionRef } from '@deskgate/dispatch';
 import type { CoordinateMode, PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -107,6 +107,7 @@ export class DesktopPool {
       log,
       stopping: this.stopping,
       draining: () => this.draining,
+      replies: new ReplySender(log),
     };
     this.reapMs = reapEveryMs(config.sessionIdleMs);
     this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS));
@@ -429,6 +430,8 @@ export class DesktopPool {
         ...this.allocating,
         within(withdrawCapacity(this.redis, this.config.workerId), STOPPING_REDIS_MS).catch(() => undefined),
       ]);
+      // Every reply is written by now (a call cut off was answered above).
+      this.hostServices.replies.close();
       this.updateGauges();
     })();
     return this.closing;

@@ -6,7 +6,7 @@
  * desktop into one clear `desktop_failed` answer. The pool (desktop-pool.ts) decides which
  * desktops exist; the host, what runs on one.
  */
-import { ActionServer, AUDIT_FRAMES, AuditFrames, type ActionHandler, type ApprovalStore, type DesktopRegistry, type HandledAction, type KillSwitch, type SessionRef, type SessionStore, keys } from '@deskgate/dispatch';
+import { ActionServer, AUDIT_FRAMES, AuditFrames, type ActionHandler, type ApprovalStore, type DesktopRegistry, type HandledAction, type KillSwitch, type ReplySender, type SessionRef, type SessionStore, keys } from '@deskgate/dispatch';
 import { errorResult, initialSessionState, policyFor, startingGrants, type CoordinateMode, type PolicyFile } from '@deskgate/computer-use';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -32,6 +32,8 @@ export interface HostServices {
   stopping: Promise<void>;
   /** True while the worker drains: a call popped now is refused (nothing run), calls running finish. */
   draining: () => boolean;
+  /** Writes replies to their gateways directly (one connection per gateway for all the hosts). */
+  replies: ReplySender;
 }
 
 /** What the pool hears from a host. */
@@ -107,6 +109,7 @@ export class SessionHost {
     const runner = actionRunner(desktop, ref, state, { policy, approvals: approvals.brokerFor(ref.tenant, ref.name), killSwitch }, sessions, metrics, log);
     host.server = new ActionServer(redis, redis.duplicate(), desktop.id, host.tracked(host.failSafe(runner)), (error) =>
       log.error({ err: error, desktop: desktop.id }, 'action channel error'),
+      services.replies,
     );
     host.live = new LiveFrames(desktop.id, desktop.handle.helpers.capture, redis, log);
     host.live.start();
@@ -163,7 +166,10 @@ export class SessionHost {
           reply.result = { ...reply.result, content: [...reply.result.content, { type: 'text', text: this.notice }] };
           this.notice = null;
         }
-        if (!reply.persist && !this.failure) reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
+        if (!reply.persist && !this.failure) {
+          reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
+          reply.replyFirst = true; // lastUsedAt only
+        }
         // The console timeline's frame of this call, taken once it is answered (never before).
         if (!this.failure) this.timeline.after({ actionId: request.id, tool: request.tool, at: Date.now() });
         return reply;
