@@ -1,9 +1,10 @@
 /**
  * Runs the actions popped from one desktop's queue through the core dispatcher. The worker
  * holding a session's desktop is the only writer of that session's tool state, so it keeps
- * the state in memory and writes it to Redis (with lastUsedAt) in the same transaction that
- * pushes the reply: no Redis round trip of its own on the action's path, nothing lost on a
- * restart.
+ * the state in memory and, when a call changed it, writes it to Redis (with lastUsedAt) in
+ * the same transaction that pushes the reply: no Redis round trip of its own on the action's
+ * path, nothing lost on a restart. A call that changed nothing is answered at once, straight
+ * to its gateway where it can (direct replies).
  *
  * The kill switch is enforced here too, not only by the gateway: before every action, and
  * while one runs (a batch, a wait, a held key) it is watched, and switching it on — or losing
@@ -12,6 +13,7 @@
 import { ToolError, callTool, errorResult, findTool, toolContext, type ApprovalBroker, type SessionState, type TenantPolicy, type ToolCallResult, withSettledScreenshot } from '@deskgate/computer-use';
 import type { ActionHandler, KillSwitch, SessionRef, SessionStore } from '@deskgate/dispatch';
 import type { Logger } from 'pino';
+import type { ChainableCommander } from 'ioredis';
 import type { Desktop } from '../desktops/desktop.ts';
 import type { WorkerMetrics } from '../http/metrics.ts';
 
@@ -95,9 +97,9 @@ export function actionRunner(
     return {
       result,
       timings: { toolMs, workerMs, ...desktop.executor.takeTimings() },
-      persist: (multi) => sessions.queueSave(multi, owner, changed ? state : null),
-      // Unchanged, the state needs no write before the caller's next call: the reply goes ahead of lastUsedAt.
-      replyFirst: !changed,
+      // Unchanged, the state needs no write before the caller's next call: the reply may go
+      // straight to the gateway (the host keeps lastUsedAt).
+      ...(changed ? { persist: (multi: ChainableCommander) => sessions.queueSave(multi, owner, state) } : { replyFirst: true }),
     };
   };
 }

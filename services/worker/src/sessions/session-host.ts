@@ -17,6 +17,13 @@ import { LiveFrames } from './live-frames.ts';
 import { TimelineFrames } from './timeline-frames.ts';
 import { TimelineRecorder } from './timeline-recorder.ts';
 
+/**
+ * The session's lastUsedAt in Redis (what its listing and the console show) is saved with a
+ * reply at most this often: one Redis write less per call. The worker's own idle clock is
+ * `lastActivity`, in memory, so reaping is exact.
+ */
+export const LAST_USED_SAVE_MS = 1000;
+
 /** What every host of a worker shares. */
 export interface HostServices {
   workerId: string;
@@ -58,6 +65,8 @@ export class SessionHost {
   notice: string | null = null;
   /** When the last call started or ended (ms since the epoch). */
   lastActivity = Date.now();
+  /** When lastUsedAt was last saved to the session's record. */
+  private lastUsedSaved = 0;
   /** Actions a person ran from the web console since the agent's last call (it is told once). */
   private personActions = 0;
   private server!: ActionServer;
@@ -129,8 +138,9 @@ export class SessionHost {
 
   /**
    * Every call is activity, from its start to its end, whatever the tool (screenshots and
-   * other read-only calls too) and whatever the answer (a refusal too): lastUsedAt is saved
-   * with every reply. Once the worker is stopping, a call still running is answered at once.
+   * other read-only calls too) and whatever the answer (a refusal too): `lastActivity` here,
+   * and the session's lastUsedAt in Redis with the reply, at most once a second
+   * (LAST_USED_SAVE_MS). Once the worker is stopping, a call still running is answered at once.
    */
   private tracked(handler: ActionHandler): ActionHandler {
     return async (request) => {
@@ -166,9 +176,14 @@ export class SessionHost {
           reply.result = { ...reply.result, content: [...reply.result.content, { type: 'text', text: this.notice }] };
           this.notice = null;
         }
-        if (!reply.persist && !this.failure) {
-          reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
-          reply.replyFirst = true; // lastUsedAt only
+        const now = Date.now();
+        if (reply.persist) this.lastUsedSaved = now;
+        else if (!this.failure) {
+          reply.replyFirst = true; // lastUsedAt at most: nothing the next call reads
+          if (now - this.lastUsedSaved >= LAST_USED_SAVE_MS) {
+            reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
+            this.lastUsedSaved = now;
+          }
         }
         // The console timeline's frame of this call, taken once it is answered (never before).
         if (!this.failure) this.timeline.after({ actionId: request.id, tool: request.tool, at: Date.now() });
