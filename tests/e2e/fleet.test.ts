@@ -23,6 +23,8 @@ import { Probe } from '../support/probe.ts';
 const TENANT = 'fleet';
 const LEASE_MS = 1000;
 const DRAIN_SECONDS = 6;
+/** A worker's teardown after its drain (TEARDOWN_BOUND_MS in services/worker/src/main.ts). */
+const WORKER_TEARDOWN_SECONDS = 5;
 const MAX_DESKTOPS = 5;
 /**
  * Sessions churned: 100 in the suite; DESKGATE_FLEET_SESSIONS=1000 for the issue's full run.
@@ -265,12 +267,13 @@ test('a gateway frozen (SIGSTOP) past the lock lease: after SIGCONT its stale ac
     while (Date.now() - stoppedAt < 1700) {
       const pending = y.call('screenshot');
       const early = await Promise.race([pending, sleep(150).then(() => undefined)]);
-      if (early === undefined) {
-        // Queued behind x's wait: the lock is y's now.
+      // Not answered at once: queued behind x's wait if the lock is y's now — or only slow (a
+      // loaded machine), and then its answer is the refusal.
+      if (early === undefined && (await redis.get(keys.desktopLock(desktop.id)))?.endsWith('/y')) {
         yShot = pending;
         break;
       }
-      kind(early, 'lock_held');
+      kind(early ?? (await pending), 'lock_held');
       await sleep(50);
     }
     assert.ok(yShot, 'y took the desktop once x’s lease lapsed');
@@ -374,11 +377,13 @@ test('a worker drained (SIGTERM) under load: calls in flight complete, nothing n
   ok(finished.value);
   t.diagnostic(`the wait in flight completed ${finished.at - signalled} ms after SIGTERM`);
 
-  const code = await Promise.race([drained.exited, sleep((DRAIN_SECONDS + 3) * 1000).then(() => 'still running')]);
+  // Its bound: the drain, then at most the teardown's (services/worker/src/main.ts).
+  const boundMs = (DRAIN_SECONDS + WORKER_TEARDOWN_SECONDS) * 1000;
+  const code = await Promise.race([drained.exited, sleep(boundMs + 3000).then(() => 'still running')]);
   const exitMs = Date.now() - signalled;
-  t.diagnostic(`the drained worker exited ${exitMs} ms after SIGTERM (code ${code}); bound ${DRAIN_SECONDS} s`);
+  t.diagnostic(`the drained worker exited ${exitMs} ms after SIGTERM (code ${code}); bound ${boundMs / 1000} s`);
   assert.equal(code, 0);
-  assert.ok(exitMs < DRAIN_SECONDS * 1000, `exited within its drain bound: ${exitMs} ms`);
+  assert.ok(exitMs < boundMs, `exited within its bound: ${exitMs} ms`);
   watching = false;
   await watch;
   loading = false;
