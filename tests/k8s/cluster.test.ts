@@ -166,6 +166,10 @@ test('a session through the gateway Service: the official MCP client gets a scre
   assert.deepEqual({ width: image.width, height: image.height }, { width: 1280, height: 800 });
   const click = await mcp.call('left_click', { coordinate: [640, 400] });
   assert.equal(errorKind(click), 'no_app_window', textOf(click));
+  // The worker pod wrote that reply straight to the gateway pod (its pod IP, port 7422): the first reply opened the connection.
+  const metrics = await (await fetch(`${GATEWAY}/metrics`, { headers: { Authorization: `Bearer ${operatorKey}` } })).text();
+  const direct = Number(/^deskgate_gateway_action_replies_total\{path="direct"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+  assert.ok(direct >= 1, `replies straight from the worker pod: ${direct}`);
   const sessions = await fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } });
   assert.equal(sessions.status, 200);
   assert.match(await sessions.text(), /"name":"k8s"/);
@@ -621,6 +625,7 @@ test('NetworkPolicies enforced (kube-network-policies on the node): only the pat
     const [gateway] = (await kubectl('-n', 'deskgate', 'get', 'pods', '-l', 'app.kubernetes.io/name=gateway', '-o', 'jsonpath={.items[*].metadata.name}')).split(' ');
     const [worker] = await workerPods();
     assert.ok(gateway && worker);
+    const gatewayPodIp = await kubectl('-n', 'deskgate', 'get', 'pod', gateway, '-o', 'jsonpath={.status.podIP}');
     const paths = {
       'probe → gateway:7420 (open to anyone)': await tcpFrom('deskgate-netpol-probe', 'probe', GATEWAY_IP, 7420),
       'probe → Redis:6379': await tcpFrom('deskgate-netpol-probe', 'probe', REDIS, 6379),
@@ -629,6 +634,8 @@ test('NetworkPolicies enforced (kube-network-policies on the node): only the pat
       'worker → gateway:7420': await tcpFrom('deskgate-workers', worker, GATEWAY_IP, 7420),
       'desktop user → gateway:7420': await tcpFrom('deskgate-workers', worker, GATEWAY_IP, 7420, 'deskgate-desktop-0'),
       'gateway → worker health:7421': await tcpFrom('deskgate', gateway, (await kubectl('-n', 'deskgate-workers', 'get', 'pod', worker, '-o', 'jsonpath={.status.podIP}')), 7421),
+      'worker → gateway pod replies:7422': await tcpFrom('deskgate-workers', worker, gatewayPodIp, 7422),
+      'probe → gateway pod replies:7422': await tcpFrom('deskgate-netpol-probe', 'probe', gatewayPodIp, 7422),
     };
     console.log(`connections under the policies: ${JSON.stringify(paths)}`);
     assert.deepEqual(paths, {
@@ -639,6 +646,8 @@ test('NetworkPolicies enforced (kube-network-policies on the node): only the pat
       'worker → gateway:7420': 'blocked',
       'desktop user → gateway:7420': 'blocked',
       'gateway → worker health:7421': 'blocked',
+      'worker → gateway pod replies:7422': 'connected',
+      'probe → gateway pod replies:7422': 'blocked',
     });
   } finally {
     await kubectl('delete', 'namespace', 'deskgate-netpol-probe', '--wait=false');
