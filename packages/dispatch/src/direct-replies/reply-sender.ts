@@ -75,8 +75,10 @@ export class ReplySender {
   }
 
   private dial(key: string, route: DirectRoute): void {
-    if (this.closed || (this.resting.get(key) ?? 0) > Date.now()) return;
-    this.resting.delete(key);
+    const now = Date.now();
+    if (this.closed || (this.resting.get(key) ?? 0) > now) return;
+    // Routes of gateways long gone (each process has a secret of its own) are forgotten.
+    for (const [rested, until] of this.resting) if (until <= now) this.resting.delete(rested);
     const socket = net.connect({ host: route.host, port: route.port });
     socket.setNoDelay(true);
     const connection: Connection = { socket, ready: false, recent: [] };
