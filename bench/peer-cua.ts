@@ -612,6 +612,8 @@ export async function sideBySideOnOwnStack(options: OwnStackOptions): Promise<Co
       DESKGATE_LOG_LEVEL: 'info',
       DESKGATE_SESSION_IDLE_SECONDS: '3600',
       DESKGATE_WARM_DESKTOPS: '0',
+      // One tenant at full speed: no per-tenant call rate (as bench/main.ts).
+      DESKGATE_TENANT_CALLS_PER_SECOND: '0',
       DESKGATE_POLICY_FILE: BENCH_POLICY_FILE,
     },
     tenant: 'bench',

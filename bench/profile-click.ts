@@ -21,6 +21,7 @@ const stack = await startStack({
   env: {
     REDIS_URL: '',
     DESKGATE_PORT: '0',
+    DESKGATE_TENANT_CALLS_PER_SECOND: '0',
     DESKGATE_POLICY_FILE: BENCH_POLICY_FILE,
   },
   tenant: 'bench',
