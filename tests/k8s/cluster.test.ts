@@ -166,7 +166,9 @@ test('a session through the gateway Service: the official MCP client gets a scre
   assert.deepEqual({ width: image.width, height: image.height }, { width: 1280, height: 800 });
   const click = await mcp.call('left_click', { coordinate: [640, 400] });
   assert.equal(errorKind(click), 'no_app_window', textOf(click));
-  // The worker pod wrote that reply straight to the gateway pod (its pod IP, port 7422): the first reply opened the connection.
+  // A call that changes nothing of the session's state is answered straight from the worker pod
+  // to the gateway pod (its pod IP, port 7422); the first request opened the connection.
+  assert.ok(!(await mcp.call('cursor_position')).isError);
   const metrics = await (await fetch(`${GATEWAY}/metrics`, { headers: { Authorization: `Bearer ${operatorKey}` } })).text();
   const direct = Number(/^deskgate_gateway_action_replies_total\{path="direct"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
   assert.ok(direct >= 1, `replies straight from the worker pod: ${direct}`);

@@ -136,6 +136,8 @@ export class ActionServer {
       this.onError(error);
       return;
     }
+    // Its gateway's connection for direct replies is opened (once) while the action runs.
+    if (request.direct) this.replies?.connect(request.direct);
     const stale = verdict === -1 ? staleEpochMessage(epoch, lockEpoch || null) : null;
     let reply: HandledAction;
     if (poppedAt > request.deadline) {

@@ -1,7 +1,7 @@
 /**
- * Worker side of direct replies: one connection per gateway route, opened on the first reply
- * to it (that reply, and any while the handshake runs, go through Redis). A reply is written
- * only to a connection whose gateway proved it knows the route's secret.
+ * Worker side of direct replies: one connection per gateway route, opened when the first
+ * request from that gateway is taken (replies while the handshake runs go through Redis). A
+ * reply is written only to a connection whose gateway proved it knows the route's secret.
  *
  * Nothing is lost when a connection breaks: the replies written on it in the last second are
  * sent again through Redis (a second copy of one that arrived settles nothing). A route that
@@ -59,13 +59,8 @@ export class ReplySender {
       // UTF-8 takes at most 3 bytes per UTF-16 unit: only a long line needs counting.
       if (this.closed || Buffer.byteLength(line) > MAX_DIRECT_REPLY_BYTES) return false;
     }
-    const key = `${route.host}|${route.port}|${route.secret}`;
-    const connection = this.connections.get(key);
-    if (!connection) {
-      this.dial(key, route);
-      return false;
-    }
-    if (!connection.ready || connection.socket.destroyed) return false;
+    const connection = this.connect(route);
+    if (!connection?.ready || connection.socket.destroyed) return false;
     const now = Date.now();
     while (connection.recent.length && now - connection.recent[0]!.at > RESEND_WINDOW_MS) connection.recent.shift();
     connection.recent.push({ at: now, fallback });
@@ -74,9 +69,18 @@ export class ReplySender {
     return true;
   }
 
-  private dial(key: string, route: DirectRoute): void {
+  /**
+   * The route's connection, dialled if there is none (and the route is not resting): a worker
+   * calls this as it takes a request, so the handshake runs while the action does.
+   */
+  connect(route: DirectRoute): Connection | undefined {
+    const key = `${route.host}|${route.port}|${route.secret}`;
+    return this.connections.get(key) ?? this.dial(key, route);
+  }
+
+  private dial(key: string, route: DirectRoute): Connection | undefined {
     const now = Date.now();
-    if (this.closed || (this.resting.get(key) ?? 0) > now) return;
+    if (this.closed || (this.resting.get(key) ?? 0) > now) return undefined;
     // Routes of gateways long gone (each process has a secret of its own) are forgotten.
     for (const [rested, until] of this.resting) if (until <= now) this.resting.delete(rested);
     const socket = net.connect({ host: route.host, port: route.port });
@@ -116,6 +120,7 @@ export class ReplySender {
       const since = Date.now() - RESEND_WINDOW_MS;
       for (const written of recent) if (written.at >= since) written.fallback();
     });
+    return connection;
   }
 
   /** Connections ready for replies. */
