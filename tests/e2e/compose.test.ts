@@ -164,6 +164,13 @@ test('the bootstrap prints the endpoint and keys; a session through the publishe
   const sessions = await fetch(`http://127.0.0.1:${port}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } });
   assert.equal(sessions.status, 200);
   assert.match(await sessions.text(), /compose/);
+
+  // The worker container writes replies straight to the gateway container (7422 on the project
+  // network) once the first request opened the connection: a call that changes no state goes so.
+  assert.ok(!(await mcp.call('cursor_position')).isError);
+  const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${operatorKey}` } })).text();
+  const direct = Number(/^deskgate_gateway_action_replies_total\{path="direct"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+  assert.ok(direct >= 1, `replies straight from the worker container: ${direct}`);
 });
 
 async function down(args: string[]): Promise<number> {
