@@ -128,7 +128,8 @@ test('a reply over the direct bound goes through Redis', async () => {
 
 test('attacks on the listener: garbage, a wrong secret, silence, a line past the bound, too many connections', async () => {
   const delivered: string[] = [];
-  const listener = new ReplyListener((line) => delivered.push(line.toString()), log);
+  const logged: string[] = [];
+  const listener = new ReplyListener((line) => delivered.push(line.toString()), pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }));
   const route = await listener.listen({ host: '127.0.0.1', port: 0, maxConnections: 3 });
   try {
     const garbage = await rawClient(route.port);
@@ -167,6 +168,10 @@ test('attacks on the listener: garbage, a wrong secret, silence, a line past the
     await until(() => silent.closed, HANDSHAKE_TIMEOUT_MS + 3000);
     assert.ok(Date.now() - started >= HANDSHAKE_TIMEOUT_MS - 100);
     assert.ok(listener.refused >= 5);
+    // A flood of refusals logs one line per REFUSAL_LOG_MS, not one each; none holds the secret.
+    assert.equal(logged.length, 1, logged.join(''));
+    assert.match(logged[0]!, /direct replies: connection refused/);
+    assert.ok(!logged[0]!.includes(route.secret));
   } finally {
     await listener.close();
   }

@@ -23,6 +23,9 @@ import {
   type DirectRoute,
 } from './protocol.ts';
 
+/** Refused connections are logged at most this often (with how many were refused between). */
+export const REFUSAL_LOG_MS = 10_000;
+
 export interface ReplyListenerOptions {
   /** Where to listen; port 0: any free port. */
   host: string;
@@ -39,6 +42,9 @@ export class ReplyListener {
   private server?: net.Server;
   /** Connections refused: over the cap, a failed or late handshake, a line over its bound. */
   refused = 0;
+  /** When a refusal was last logged, and how many were not since (a flood of them logs a line every REFUSAL_LOG_MS). */
+  private refusalLoggedAt = -Infinity;
+  private refusalsUnlogged = 0;
 
   constructor(
     private readonly deliver: (line: Buffer) => void,
@@ -70,8 +76,15 @@ export class ReplyListener {
     let step: 'hello' | 'proof' | 'replies' = 'hello';
     const refuse = (why: string) => {
       this.refused++;
-      this.log.warn({ remote: `${socket.remoteAddress}:${socket.remotePort}`, why }, 'direct replies: connection refused');
       socket.destroy();
+      const now = performance.now();
+      if (now - this.refusalLoggedAt < REFUSAL_LOG_MS) {
+        this.refusalsUnlogged++;
+        return;
+      }
+      this.log.warn({ remote: `${socket.remoteAddress}:${socket.remotePort}`, why, alsoRefusedSince: this.refusalsUnlogged }, 'direct replies: connection refused');
+      this.refusalLoggedAt = now;
+      this.refusalsUnlogged = 0;
     };
     const timer = setTimeout(() => refuse('no handshake in time'), HANDSHAKE_TIMEOUT_MS);
     socket.on('data', (chunk: Buffer) => {
