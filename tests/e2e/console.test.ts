@@ -172,6 +172,9 @@ describe('signed in as an operator', () => {
     await fetch(`${stack.mcpUrl.replace(/\/mcp$/, '')}/v1/sessions/${SESSION}/lock`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}` } });
     await page.goto(`${origin}/console#/live/${SESSION}`);
     await page.click('#take-over');
+    // The page drives once it holds the takeover (the hand-back button shows it): a click
+    // before that is the page's to ignore, however soon the server took the lock.
+    await page.waitForSelector('#hand-back');
     const screen = page.locator('#screen');
     await screen.waitFor();
 
@@ -181,6 +184,9 @@ describe('signed in as an operator', () => {
 
     const mark = probe.events().length;
     const { button } = probe.ready;
+    // The live image's first frame must be in before its size maps a point (a loaded machine
+    // can show the element before the frame: natural size 0, the click going nowhere).
+    await page.waitForFunction(() => ((document.querySelector('#screen') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
     const box = (await screen.boundingBox())!;
     const natural = await screen.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
     const [cx, cy] = [button.x + button.width / 2, button.y + button.height / 2];

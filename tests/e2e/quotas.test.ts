@@ -193,10 +193,11 @@ describe('a Redis that refuses writes leaks no typed text or clipboard contents 
 
   before(async () => {
     // No call-rate limit (its counter would be the first write refused), text kept in the audit
-    // log (so the failed audit write carries it too), clipboard flags granted on start, and a
-    // short action timeout for the call whose reply is lost.
+    // log (so the failed audit write carries it too), clipboard flags granted on start, a short
+    // action timeout for the call whose reply is lost, and every reply through Redis (a direct
+    // reply never meets a Redis that refuses writes).
     stack = await startStack({
-      env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_TENANT_CALLS_PER_SECOND: '0', DESKGATE_AUDIT_TEXT: 'true', DESKGATE_POLICY_PROFILE: 'sandbox', DESKGATE_ACTION_TIMEOUT_SECONDS: '3' },
+      env: { REDIS_URL: '', DESKGATE_PORT: '0', DESKGATE_TENANT_CALLS_PER_SECOND: '0', DESKGATE_AUDIT_TEXT: 'true', DESKGATE_POLICY_PROFILE: 'sandbox', DESKGATE_ACTION_TIMEOUT_SECONDS: '3', DESKGATE_DIRECT_REPLIES: 'off' },
       tenant: 'leaky',
       logDir: mkdtempSync(join(tmpdir(), 'deskgate-oom-')),
     });
