@@ -161,7 +161,9 @@ def test_typing_stops_at_the_chunk_whose_check_fails(rt, probe, focused, xconn, 
     thread = threading.Thread(target=steal_focus, daemon=True)
     thread.start()
     since = probe.mark()
-    text = "abcdefgh" * 8 * 40  # 40 chunks
+    # 400 chunks: the thief's focus change must get in between two of them, however fast the
+    # runtime types (40 were all typed first once, on a quick machine).
+    text = "abcdefgh" * 8 * 400
     err = rt.error("type", text=text, guard={"focus": thief.id})
     thread.join(5)
     try:
