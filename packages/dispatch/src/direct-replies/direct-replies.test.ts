@@ -171,6 +171,7 @@ test('attacks on the listener: garbage, a wrong secret, silence, a line past the
     // A flood of refusals logs one line per REFUSAL_LOG_MS, not one each; none holds the secret.
     assert.equal(logged.length, 1, logged.join(''));
     assert.match(logged[0]!, /direct replies: connection refused/);
+    assert.match(logged[0]!, /"remote":"127\.0\.0\.1:\d+"/);
     assert.ok(!logged[0]!.includes(route.secret));
   } finally {
     await listener.close();

@@ -71,6 +71,7 @@ export class ReplyListener {
   private accept(socket: net.Socket): void {
     this.sockets.add(socket);
     socket.setNoDelay(true);
+    const remote = `${socket.remoteAddress}:${socket.remotePort}`; // gone once destroyed
     const reader = new LineReader(MAX_HANDSHAKE_BYTES);
     const nonce = newNonce();
     let step: 'hello' | 'proof' | 'replies' = 'hello';
@@ -82,7 +83,7 @@ export class ReplyListener {
         this.refusalsUnlogged++;
         return;
       }
-      this.log.warn({ remote: `${socket.remoteAddress}:${socket.remotePort}`, why, alsoRefusedSince: this.refusalsUnlogged }, 'direct replies: connection refused');
+      this.log.warn({ remote, why, alsoRefusedSince: this.refusalsUnlogged }, 'direct replies: connection refused');
       this.refusalLoggedAt = now;
       this.refusalsUnlogged = 0;
     };
