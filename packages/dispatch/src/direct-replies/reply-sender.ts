@@ -44,7 +44,7 @@ export class ReplySender {
   /** Routes not to dial before the time given. */
   private readonly resting = new Map<string, number>();
   private closed = false;
-  /** Replies written directly, and those that went through Redis instead (counted by the caller's fallback). */
+  /** Replies written directly (the gateway counts both paths: deskgate_gateway_action_replies_total). */
   sent = 0;
 
   constructor(private readonly log: Logger) {}
