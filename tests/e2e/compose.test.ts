@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { decodeImage } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
+import { actionReplies } from '../support/metrics.ts';
 
 const execFile = promisify(execFileCallback);
 const repoRoot = new URL('../../', import.meta.url).pathname;
@@ -168,8 +169,7 @@ test('the bootstrap prints the endpoint and keys; a session through the publishe
   // The worker container writes replies straight to the gateway container (7422 on the project
   // network) once the first request opened the connection: a call that changes no state goes so.
   assert.ok(!(await mcp.call('cursor_position')).isError);
-  const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${operatorKey}` } })).text();
-  const direct = Number(/^deskgate_gateway_action_replies_total\{path="direct"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+  const { direct } = await actionReplies(`http://127.0.0.1:${port}`, operatorKey);
   assert.ok(direct >= 1, `replies straight from the worker container: ${direct}`);
 });
 

@@ -16,6 +16,7 @@ import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { desktopOf } from '../support/desktops.ts';
 import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, GENERATIONS, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
+import { actionReplies } from '../support/metrics.ts';
 import { Probe, type Rect } from '../support/probe.ts';
 
 // The second size also runs with direct replies off: every reply through Redis.
@@ -256,10 +257,7 @@ for (const size of SIZES) {
     }
 
     test(`the replies came ${size.directReplies ? 'mostly straight from the worker' : 'through Redis only'}`, async () => {
-      const response = await fetch(new URL('/metrics', stack.mcpUrl), { headers: { authorization: `Bearer ${stack.operatorKey}` } });
-      const text = await response.text();
-      const count = (path: string) => Number(new RegExp(`^deskgate_gateway_action_replies_total\\{path="${path}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
-      const [direct, viaRedis] = [count('direct'), count('redis')];
+      const { direct, redis: viaRedis } = await actionReplies(stack.mcpUrl, stack.operatorKey);
       if (size.directReplies) {
         // Through Redis: replies while a connection opens, and those that change the session's state (screenshots, grants).
         assert.ok(direct > viaRedis, `direct ${direct}, redis ${viaRedis}`);

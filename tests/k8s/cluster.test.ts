@@ -25,6 +25,7 @@ import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { decodeImage } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
+import { actionReplies } from '../support/metrics.ts';
 
 const execFile = promisify(execFileCallback);
 const repoRoot = new URL('../../', import.meta.url).pathname;
@@ -169,8 +170,7 @@ test('a session through the gateway Service: the official MCP client gets a scre
   // A call that changes nothing of the session's state is answered straight from the worker pod
   // to the gateway pod (its pod IP, port 7422); the first request opened the connection.
   assert.ok(!(await mcp.call('cursor_position')).isError);
-  const metrics = await (await fetch(`${GATEWAY}/metrics`, { headers: { Authorization: `Bearer ${operatorKey}` } })).text();
-  const direct = Number(/^deskgate_gateway_action_replies_total\{path="direct"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+  const { direct } = await actionReplies(GATEWAY, operatorKey);
   assert.ok(direct >= 1, `replies straight from the worker pod: ${direct}`);
   const sessions = await fetch(`${GATEWAY}/v1/sessions`, { headers: { Authorization: `Bearer ${operatorKey}` } });
   assert.equal(sessions.status, 200);

@@ -154,12 +154,13 @@ export class ActionServer {
     const { persist, replyFirst, ...answer } = reply;
     answer.timings.queueMs = poppedAt - request.sentAt;
     const line = JSON.stringify({ id: request.id, ...answer });
-    const throughRedis = () => this.redis.multi().rpush(request.replyTo, line).expire(request.replyTo, REPLY_TTL_SECONDS).exec().catch(this.onError);
-    const direct = replyFirst === true && request.direct !== undefined && this.replies?.send(request.direct, line, () => void throughRedis()) === true;
+    const queueReply = (multi: ChainableCommander) => multi.rpush(request.replyTo, line).expire(request.replyTo, REPLY_TTL_SECONDS);
+    const resend = () => void queueReply(this.redis.multi()).exec().catch(this.onError);
+    const direct = replyFirst === true && request.direct !== undefined && this.replies?.send(request.direct, line, resend) === true;
     if (direct && !persist) return;
     const multi = this.redis.multi();
     persist?.(multi);
-    if (!direct) multi.rpush(request.replyTo, line).expire(request.replyTo, REPLY_TTL_SECONDS);
+    if (!direct) queueReply(multi);
     await multi.exec().catch(this.onError);
   }
 

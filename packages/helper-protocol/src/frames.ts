@@ -56,6 +56,41 @@ export class ByteQueue {
   }
 }
 
+/** Newline-terminated lines out of a byte stream, each at most `maxLineBytes` long (its newline not counted). */
+export class LineSplitter {
+  private readonly queue = new ByteQueue();
+  /** How far the queue is known to hold no newline (a long line is not scanned again with each chunk). */
+  private scanned = 0;
+
+  constructor(public maxLineBytes: number) {}
+
+  /** True between lines: nothing of a next line received yet. */
+  get idle(): boolean {
+    return this.queue.length === 0;
+  }
+
+  /** The lines `chunk` completes; null once a line runs past the bound (the stream is out of step: drop it). */
+  push(chunk: Uint8Array): Buffer[] | null {
+    this.queue.push(chunk);
+    const lines: Buffer[] = [];
+    for (;;) {
+      const nl = this.queue.indexOf(0x0a, this.scanned);
+      if (nl < 0) {
+        this.scanned = this.queue.length;
+        return this.queue.length > this.maxLineBytes ? null : lines;
+      }
+      if (nl > this.maxLineBytes) return null;
+      lines.push(this.queue.take(nl + 1).subarray(0, nl));
+      this.scanned = 0;
+    }
+  }
+
+  clear(): void {
+    this.queue.clear();
+    this.scanned = 0;
+  }
+}
+
 export function u32le(n: number): Buffer {
   const b = Buffer.alloc(4);
   b.writeUInt32LE(n);

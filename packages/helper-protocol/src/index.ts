@@ -9,4 +9,4 @@ export * from './constants.ts';
 export * from './capture.ts';
 export * from './input.ts';
 export * from './error-kinds.ts';
-export { ProtocolStreamError } from './frames.ts';
+export { LineSplitter, ProtocolStreamError } from './frames.ts';

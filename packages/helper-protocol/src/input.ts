@@ -23,7 +23,7 @@ import {
   LAUNCH_MAX_ARGS,
   LAUNCH_MAX_BYTES,
 } from './constants.ts';
-import { ByteQueue, ProtocolStreamError, describeIssues, isPlainObject, parseJson, utf8 } from './frames.ts';
+import { LineSplitter, ProtocolStreamError, describeIssues, isPlainObject, parseJson, utf8 } from './frames.ts';
 
 /** Integer or string (never a boolean); missing or null is answered with id null. */
 const requestId = z.union([z.int(), z.string()]).nullish();
@@ -217,37 +217,32 @@ export function encodeInputRequest(request: InputRequest): Buffer {
  * ProtocolStreamError: drop the connection and reset() before using the decoder again.
  */
 export class InputLineDecoder {
-  private readonly queue = new ByteQueue();
+  private readonly lines: LineSplitter;
   private broken: string | null = null;
 
-  constructor(private readonly maxLineBytes = INPUT_MAX_RESPONSE_LINE_BYTES) {}
+  constructor(private readonly maxLineBytes = INPUT_MAX_RESPONSE_LINE_BYTES) {
+    this.lines = new LineSplitter(maxLineBytes);
+  }
 
   /** True between lines: nothing of a next line received yet. */
   get idle(): boolean {
-    return this.queue.length === 0;
+    return this.lines.idle;
   }
 
   push(chunk: Uint8Array): InputResponse[] {
     if (this.broken) throw new ProtocolStreamError(this.broken);
-    this.queue.push(chunk);
-    const out: InputResponse[] = [];
-    for (;;) {
-      const nl = this.queue.indexOf(0x0a);
-      if (nl < 0) {
-        if (this.queue.length > this.maxLineBytes) this.fail(`input runtime sent a line over ${this.maxLineBytes} bytes`);
-        return out;
-      }
-      if (nl > this.maxLineBytes) this.fail(`input runtime sent a line over ${this.maxLineBytes} bytes`);
-      const line = this.queue.take(nl + 1).subarray(0, nl);
+    const lines = this.lines.push(chunk);
+    if (!lines) this.fail(`input runtime sent a line over ${this.maxLineBytes} bytes`);
+    return lines.map((line) => {
       const text = utf8(line);
       const parsed = inputResponseSchema.safeParse(text === null ? undefined : parseJson(text));
       if (!parsed.success) this.fail(`input runtime sent a line that is not a response: ${describeIssues(parsed.error.issues)}`);
-      out.push(parsed.data);
-    }
+      return parsed.data;
+    });
   }
 
   reset(): void {
-    this.queue.clear();
+    this.lines.clear();
     this.broken = null;
   }
 

@@ -7,7 +7,6 @@ import { ActionServer, type HandledAction } from '../action-server.ts';
 import { keys } from '../keys.ts';
 import { createRedis } from '../redis-connection.ts';
 import { usePrivateRedis } from '../test-support/private-redis.ts';
-import { LineReader } from './line-reader.ts';
 import { HANDSHAKE_TIMEOUT_MS, MAX_DIRECT_REPLY_BYTES, newNonce, proof } from './protocol.ts';
 import { ReplyListener } from './reply-listener.ts';
 import { ReplySender } from './reply-sender.ts';
@@ -44,36 +43,37 @@ async function handshake(port: number, secret: string) {
   return client;
 }
 
-async function desktopWith(d: string, answer: (id: string) => HandledAction, replies?: ReplySender) {
+/** A gateway's action client taking direct replies, and a desktop's action server whose worker sends them: both real, on the private Redis. */
+async function gatewayAndDesktop(d: string, answer: (id: string) => HandledAction) {
   await db.redis.set(keys.desktopAlive(d), '1');
+  const client = new ActionClient(db.redis);
+  const route = await client.listenForReplies({ host: '127.0.0.1', port: 0 }, log);
+  const sender = new ReplySender(log);
   const main = createRedis(db.server.url, 'worker');
-  const reader = main.duplicate();
-  const server = new ActionServer(main, reader, d, async (request) => answer(request.id), (error) => assert.fail(String(error)), replies);
+  const server = new ActionServer(main, main.duplicate(), d, async (request) => answer(request.id), (error) => assert.fail(String(error)), sender);
   return {
+    client,
+    route,
+    sender,
+    call: (tool: string) => client.send({ desktopId: d, tenant: 't', session: 's', tool, args: {}, timeoutMs: 10_000, controller: 'k' }),
     async close() {
       await server.close();
       main.disconnect();
+      sender.close();
+      await client.close();
     },
   };
 }
 
-test('lines: split across chunks, several in one, and a line over the bound ends the stream', () => {
-  const reader = new LineReader(8);
-  assert.deepEqual(reader.push(Buffer.from('ab')), []);
-  assert.deepEqual(reader.push(Buffer.from('c\nde\nf'))!.map(String), ['abc', 'de']);
-  assert.deepEqual(reader.push(Buffer.from('ghijklm\n'))!.map(String), ['fghijklm']);
-  assert.equal(reader.push(Buffer.from('123456789')), null, 'nine bytes with no newline yet');
-  assert.equal(new LineReader(8).push(Buffer.from('123456789\n')), null);
-});
-
 test('replies go to the gateway directly once connected, through Redis before that and when they must follow writes', async () => {
-  const d = 'direct-1';
-  const client = new ActionClient(db.redis);
-  const route = await client.listenForReplies({ host: '127.0.0.1', port: 0 }, log);
-  const sender = new ReplySender(log);
   let replyFirst = true;
-  const desktop = await desktopWith(d, (id) => ({ result: { content: [{ type: 'text', text: `ran ${id}` }] }, timings: {}, persist: (multi) => multi.set(`written-${id}`, '1'), replyFirst }), sender);
-  const call = () => client.send({ desktopId: d, tenant: 't', session: 's', tool: 'left_click', args: {}, timeoutMs: 5000, controller: 'k' });
+  const { client, route, sender, call: callTool, close } = await gatewayAndDesktop('direct-1', (id) => ({
+    result: { content: [{ type: 'text', text: `ran ${id}` }] },
+    timings: {},
+    persist: (multi) => multi.set(`written-${id}`, '1'),
+    replyFirst,
+  }));
+  const call = () => callTool('left_click');
   try {
     assert.equal(route.host, '127.0.0.1');
     // The first request opens the connection; its reply goes whichever way is ready.
@@ -95,20 +95,14 @@ test('replies go to the gateway directly once connected, through Redis before th
     assert.equal(await db.redis.get(`written-${ordered.id}`), '1', 'written before the reply was read');
     assert.deepEqual(client.settled, { direct: before.direct + 5, redis: before.redis + 1 });
   } finally {
-    await desktop.close();
-    sender.close();
-    await client.close();
+    await close();
   }
 });
 
 test('a reply over the direct bound goes through Redis', async () => {
-  const d = 'direct-big';
-  const client = new ActionClient(db.redis);
-  await client.listenForReplies({ host: '127.0.0.1', port: 0 }, log);
-  const sender = new ReplySender(log);
   let size = 10;
-  const desktop = await desktopWith(d, () => ({ result: { content: [{ type: 'text', text: 'x'.repeat(size) }] }, timings: {}, replyFirst: true }), sender);
-  const call = () => client.send({ desktopId: d, tenant: 't', session: 's', tool: 'zoom', args: {}, timeoutMs: 10_000, controller: 'k' });
+  const { client, sender, call: callTool, close } = await gatewayAndDesktop('direct-big', () => ({ result: { content: [{ type: 'text', text: 'x'.repeat(size) }] }, timings: {}, replyFirst: true }));
+  const call = () => callTool('zoom');
   try {
     await call();
     await until(() => sender.connected === 1);
@@ -120,9 +114,7 @@ test('a reply over the direct bound goes through Redis', async () => {
     assert.equal(big.result.content[0].text.length, size);
     assert.deepEqual(client.settled, { direct: before.direct + 1, redis: before.redis + 1 });
   } finally {
-    await desktop.close();
-    sender.close();
-    await client.close();
+    await close();
   }
 });
 

@@ -7,7 +7,7 @@
 import net from 'node:net';
 import os from 'node:os';
 import type { Logger } from 'pino';
-import { LineReader } from './line-reader.ts';
+import { LineSplitter } from '@deskgate/helper-protocol';
 import {
   HANDSHAKE_TIMEOUT_MS,
   MAX_DIRECT_CONNECTIONS,
@@ -72,7 +72,7 @@ export class ReplyListener {
     this.sockets.add(socket);
     socket.setNoDelay(true);
     const remote = `${socket.remoteAddress}:${socket.remotePort}`; // gone once destroyed
-    const reader = new LineReader(MAX_HANDSHAKE_BYTES);
+    const reader = new LineSplitter(MAX_HANDSHAKE_BYTES);
     const nonce = newNonce();
     let step: 'hello' | 'proof' | 'replies' = 'hello';
     const refuse = (why: string) => {

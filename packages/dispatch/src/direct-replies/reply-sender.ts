@@ -9,7 +9,7 @@
  */
 import net from 'node:net';
 import type { Logger } from 'pino';
-import { LineReader } from './line-reader.ts';
+import { LineSplitter } from '@deskgate/helper-protocol';
 import {
   DIRECT_REPLY_VERSION,
   HANDSHAKE_TIMEOUT_MS,
@@ -89,7 +89,7 @@ export class ReplySender {
     this.connections.set(key, connection);
     const where = `${route.host}:${route.port}`;
     const nonce = newNonce();
-    const reader = new LineReader(MAX_HANDSHAKE_BYTES);
+    const reader = new LineSplitter(MAX_HANDSHAKE_BYTES);
     const timer = setTimeout(() => socket.destroy(new Error('no handshake in time')), HANDSHAKE_TIMEOUT_MS);
     socket.on('connect', () => socket.write(`${JSON.stringify({ v: DIRECT_REPLY_VERSION, nonce })}\n`));
     socket.on('data', (chunk: Buffer) => {
