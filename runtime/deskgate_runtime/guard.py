@@ -98,42 +98,58 @@ class Guards:
 
     def after(self, guard):
         """What an op that was judged on reported facts answers with, after its input: the
-        facts now (for the next action's gates), or only the token when they did not change."""
+        facts now (for the next action's gates), as compactly as `ReportedFacts.answer` can."""
         if guard is None or guard.facts is None:
             return {}
-        return self._answer(guard, self.gate_facts([]))
-
-    @staticmethod
-    def _answer(guard, facts):
-        if facts["token"] == guard.facts:
-            return {"facts": {"token": facts["token"]}}
-        return {"facts": facts}
+        return {"facts": self.reported.answer(guard.facts, self.surfaces.gate_facts([]))}
 
     def send_reported(self, guard, what, pointer, at, events, settle=()):
         """Pointer input judged on reported facts, in two round trips instead of three: the
         check under the grab (one), then the XTest events and the UngrabServer queued behind
-        them and sent with the read of the facts after them (two). The server processes a
-        client's requests in order, the grabbing client's alone, and delivers fake input
-        before the next request, so the input still lands before anyone else runs, exactly as
-        when a sync before the release confirmed it. Answers as `after()` does.
+        them and sent with a QueryPointer (two). The server processes a client's requests in
+        order, the grabbing client's alone, and delivers fake input before the next request, so
+        the input still lands before anyone else runs, exactly as when a sync before the
+        release confirmed it; the query's reply shows it was processed.
 
-        A button a window manager froze with a synchronous grab shows in the facts' pointer
-        mask as still down: its replay is waited for (`Pointer.settle`) and the facts read again.
+        The facts after it are those read under the grab with the input's own effect applied:
+        the pointer where the query finds it, the surface under it as the check read it at that
+        point, the held buttons from the query's mask. (The next op's check reads them again
+        under its grab, as always: they are what its gates judge by, not what it is sent on.)
+        Where that is not known — the pointer is elsewhere, the point was not checked — they are
+        read in full. A button a window manager froze with a synchronous grab shows in the
+        mask as still down: its replay is waited for (`Pointer.settle`) and the facts read in
+        full.
         """
         mask = pointer.settle_mask(settle)
         with self.x.server_grabbed(release_with_next_read=True):
-            self.check(guard, what)
+            checked = self.check(guard, what)
             pointer.queue(at, events)
+        query = pointer.query_request()
         try:
-            facts = self.surfaces.gate_facts([])
-        except X11Error as e:  # the input's own errors arrive with the read after it
-            raise X11Error(f"{what}: {e}", e.error_name) from e
+            with self.x.checked(what, sync=False):  # the input's own errors arrive with it
+                query.reply()
         finally:
             self.x.display.flush()  # the release goes out even if nothing was read
+        pointer.last_at, pointer.last_mask = (query.root_x, query.root_y), query.mask
         if pointer.last_mask & mask:  # not reported: the facts of a moment that passes
             pointer.settle(mask)
             facts = self.surfaces.gate_facts([])
-        return self._answer(guard, self.reported.report(facts))
+        else:
+            facts = self._moved(checked, guard, pointer.last_at, query.mask)
+            if facts is None:
+                facts = self.surfaces.gate_facts([])
+        return {"facts": self.reported.answer(guard.facts, facts)}
+
+    def _moved(self, checked, guard, cursor, button_mask):
+        """The facts read under the grab (`checked`) with the pointer at `cursor`, or None when
+        the check did not read what is there."""
+        if checked is None:
+            return None
+        for ((x, y), _, _), surface in zip(guard.at, checked["at"]):
+            if (x, y) == cursor:
+                return {**checked, "at": [], "cursor": {"x": x, "y": y}, "under_pointer": surface,
+                        "buttons": self.surfaces.buttons(button_mask)}
+        return None
 
     @contextlib.contextmanager
     def hold(self, guard, what):
@@ -148,12 +164,15 @@ class Guards:
             yield
 
     def check(self, guard, what):
+        """Check the guard (GuardFailed if it no longer holds). The op's first check of a facts
+        token returns the facts it read (with `at` for the guard's points); other checks None."""
         points = [p for p, _, _ in guard.at]
         if guard.facts is not None and not guard.spent:
             guard.spent = True
             return self._check_reported(guard, what, points)
         focus, at = self.surfaces.now(points, guard.focus is not None)
         self._compare(guard, what, focus, at)
+        return None
 
     def _check_reported(self, guard, what, points):
         facts = self.surfaces.gate_facts(points)
@@ -166,6 +185,7 @@ class Guards:
         except GuardFailed as refused:
             refused.facts = self.reported.report(facts)
             raise
+        return facts
 
     def _compare(self, guard, what, focus, at):
         if guard.focus is not None and not (focus["kind"] in FOCUS_KINDS

@@ -9,10 +9,15 @@ held buttons (and, as always, the guard's surfaces at its points). One round tri
 instead of two, and the verdict is on facts the server confirmed at the moment of sending.
 
 Only the last report is kept: a token from before it no longer matches anything.
+
+An op judged on a token answers with the facts after it as compactly as they allow: only the
+token when nothing changed; the token with the pointer's parts when nothing else did (a move, a
+click); else the whole facts.
 """
 import os
 
 TOKEN_MAX = 64
+POINTER_PARTS = ("cursor", "under_pointer", "buttons")
 
 
 def _core(facts):
@@ -36,6 +41,19 @@ class ReportedFacts:
             self.counter += 1
             self.token, self.core = f"{self.nonce}-{self.counter}", core
         return {**facts, "token": self.token}
+
+    def answer(self, judged, facts):
+        """Record `facts` (read after an op judged on token `judged`) and return what the op
+        answers with: {"token"} when they are what `judged` stands for, {"token", "cursor",
+        "under_pointer", "buttons"} when only the pointer's parts changed, else the facts."""
+        before = self.core if judged == self.token else None
+        reported = self.report(facts)
+        if reported["token"] == judged:
+            return {"token": judged}
+        if before is not None and all(before[k] == v for k, v in self.core.items()
+                                      if k not in POINTER_PARTS):
+            return {"token": reported["token"], **{k: reported[k] for k in POINTER_PARTS}}
+        return reported
 
     def holds(self, token, facts):
         """Whether `facts` (read now) are what `token` was reported for."""

@@ -87,11 +87,14 @@ class Surfaces:
         jobs += [self._hit_job(view, x, y, _wid(top), guess)
                  for (x, y, top), guess in zip(targets, guesses)]
         focus_surface, under_pointer, *at = self._run(jobs)
-        buttons = [name for name, number, mask in BUTTON_MASKS
-                   if pointer.mask & mask or number in self.pointer.held]
         return {"windows": self.tracker.windows(), "focus": focus_surface, "at": at,
                 "cursor": {"x": pointer.root_x, "y": pointer.root_y},
-                "under_pointer": under_pointer, "buttons": buttons}
+                "under_pointer": under_pointer, "buttons": self.buttons(pointer.mask)}
+
+    def buttons(self, mask):
+        """The buttons held: down in a QueryPointer `mask`, or pressed by this process."""
+        return [name for name, number, bit in BUTTON_MASKS
+                if mask & bit or number in self.pointer.held]
 
     def now(self, points, focus=True):
         """(the focus surface or None, [the surface at each point]): read exactly as gate_facts

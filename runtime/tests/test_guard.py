@@ -301,17 +301,49 @@ def test_input_judged_on_reported_facts_is_sent_and_answers_the_facts_after(rt, 
     # Nothing the gates judge by changed (the window manager's replay of the click it held
     # was waited for): only the token comes back.
     assert answer == {"facts": {"token": facts["token"]}}
-    # A move changes the pointer: the facts after it come back whole, with a new token.
+    # A move changes only the pointer: its parts come back, under a new token that stands for
+    # what the server has now (gate_facts reads the same facts under the same token).
     answer = rt.call("move", x=x + 3, y=y, guard={"at": [[x + 3, y, "client", focused["id"]]],
                                                    "facts": facts["token"]})
     after = answer["facts"]
+    assert set(after) == {"token", "cursor", "under_pointer", "buttons"}
     assert after["token"] != facts["token"] and after["cursor"] == {"x": x + 3, "y": y}
-    assert after["under_pointer"]["window"] == focused["id"] and after["at"] == []
+    assert after["under_pointer"]["window"] == focused["id"] and after["buttons"] == []
+    read = rt.call("gate_facts")
+    assert read["token"] == after["token"]
+    assert {k: read[k] for k in ("cursor", "under_pointer", "buttons")} == {
+        k: after[k] for k in ("cursor", "under_pointer", "buttons")}
     # Keys judged on those facts.
     since = probe.mark()
     answer = rt.call("type", text="ok", guard={"focus": focused["id"], "facts": after["token"]})
     assert answer == {"typed": 2, "facts": {"token": after["token"]}}
     assert probe.wait_text("ok", since)
+
+
+def test_facts_after_a_move_onto_another_window_and_a_click_that_moved_the_focus(rt, probe,
+                                                                                focused, xconn):
+    """The pointer's parts after a move are what the server has at the new point (another
+    window's surface); a click that made the window manager move the focus answers with the
+    whole facts (more than the pointer changed)."""
+    d, window = xconn
+    other = managed(rt, d, window, "factsMoveOther")  # takes the focus
+    placed = next(w for w in rt.call("list_windows")["windows"] if w["id"] == other.id)
+    inside = (placed["x"] + placed["width"] // 2, placed["y"] + placed["height"] // 2)
+    facts, guard = facts_guard(rt, inside)
+    assert facts["at"][0]["window"] == other.id
+    after = rt.call("move", x=inside[0], y=inside[1], guard=guard)["facts"]
+    assert set(after) == {"token", "cursor", "under_pointer", "buttons"}
+    assert after["under_pointer"]["kind"] == "client" and after["under_pointer"]["window"] == other.id
+    assert rt.call("gate_facts")["token"] == after["token"]
+    # A click on the probe, which does not hold the focus: openbox focuses it on the press.
+    x, y = probe.center("color_area")
+    facts, guard = facts_guard(rt, (x, y))
+    assert facts["focus"]["window"] == other.id
+    since = probe.mark()
+    after = rt.call("click", x=x, y=y, button="left", guard=guard)["facts"]
+    assert probe.wait_for(lambda e: e["type"] == "release", since)
+    assert after["focus"]["window"] == focused["id"] and after["cursor"] == {"x": x, "y": y}
+    assert after["token"] == rt.call("gate_facts")["token"]
 
 
 def test_input_judged_on_facts_that_changed_is_refused_with_the_fresh_facts(rt, probe, focused,

@@ -147,8 +147,16 @@ export const gateFactsSchema = z.object({
   token: z.string().min(1).max(INPUT_MAX_FACTS_TOKEN),
 });
 export type GateFactsResult = z.output<typeof gateFactsSchema>;
-/** After an input op judged on reported facts: the facts now, or only the token when they did not change. */
-export const factsAfterSchema = z.union([gateFactsSchema, z.object({ token: gateFactsSchema.shape.token })]);
+/**
+ * After an input op judged on reported facts: the facts now; only the pointer's parts under a
+ * new token when nothing else changed (a move, a click); or only the token when nothing did.
+ */
+export const factsAfterSchema = z.union([
+  gateFactsSchema,
+  gateFactsSchema.pick({ token: true, cursor: true, under_pointer: true, buttons: true }).strict(),
+  z.object({ token: gateFactsSchema.shape.token }).strict(),
+]);
+export type FactsAfter = z.output<typeof factsAfterSchema>;
 /** An input op's answer: nothing, or (judged on reported facts) the facts after it. */
 const sent = z.object({ facts: factsAfterSchema.optional() });
 

@@ -23,7 +23,7 @@ import {
   type WindowSurface,
   type WindowSurfaceKind,
 } from '@deskgate/computer-use';
-import { SETTLE_MAX_MS_LIMIT, SETTLE_QUIET_RANGE, toolErrorFor, type GateFactsResult, type HelperName, type InputOp } from '@deskgate/helper-protocol';
+import { SETTLE_MAX_MS_LIMIT, SETTLE_QUIET_RANGE, toolErrorFor, type FactsAfter, type GateFactsResult, type HelperName, type InputOp } from '@deskgate/helper-protocol';
 import type { CaptureClient } from '../helpers/capture-client.ts';
 import { HelperError } from '../helpers/helper-process.ts';
 import { FactsChanged, type InputClient } from '../helpers/input-client.ts';
@@ -188,8 +188,8 @@ export class LinuxExecutor implements Executor {
   private async send(op: InputOp, params: Record<string, unknown>): Promise<void> {
     const guard = this.guardParam();
     try {
-      const answer = await this.input_<{ facts?: GateFactsResult | { token: string } }>(op, { ...params, ...guard });
-      if (guard.guard?.facts) this.reported.after(answer.facts);
+      const answer = await this.input_<{ facts?: FactsAfter }>(op, { ...params, ...guard });
+      if (guard.guard?.facts) this.reported.after(answer.facts, guard.guard.facts);
     } catch (error) {
       const refusal = (error as { cause?: unknown }).cause;
       if (refusal instanceof FactsChanged) {

@@ -35,10 +35,25 @@ test('a point asked about before, the pointer, then the topmost mapped client wh
 test('facts after an input op replace the report; a token alone keeps it only when it is the same', () => {
   const reported = new ReportedFacts();
   reported.reported(facts('t-1'), []);
-  reported.after({ token: 't-1' });
+  reported.after({ token: 't-1' }, 't-1');
   assert.equal(reported.token, 't-1');
-  reported.after({ ...facts('t-2'), at: [] });
+  reported.after({ ...facts('t-2'), at: [] }, 't-1');
   assert.equal(reported.token, 't-2');
-  reported.after({ token: 't-9' });
+  reported.after({ token: 't-9' }, 't-2');
   assert.equal(reported.token, null);
+});
+
+test("the pointer's parts after an input op update the facts the op was judged on, and only those", () => {
+  const reported = new ReportedFacts();
+  reported.reported(facts('t-1'), [{ x: 150, y: 150 }]);
+  const underIt = { kind: 'client' as const, window: 2, app: app(2, 'above') };
+  reported.after({ token: 't-2', cursor: { x: 150, y: 150 }, under_pointer: underIt, buttons: [] }, 't-1');
+  assert.equal(reported.token, 't-2');
+  assert.deepEqual(reported.guess([])!, { ...facts('t-2'), at: [], cursor: { x: 150, y: 150 }, under_pointer: underIt });
+  // The point asked about with the old report is no longer taken from it: the pointer's is.
+  assert.deepEqual(reported.guess([{ x: 150, y: 150 }])!.at, [underIt]);
+  // Judged on other facts than the ones kept (a report came in between): nothing to apply them to.
+  reported.after({ token: 't-3', cursor: { x: 1, y: 1 }, under_pointer: underIt, buttons: [] }, 't-0');
+  assert.equal(reported.token, null);
+  assert.equal(reported.guess([]), null);
 });

@@ -11,7 +11,7 @@
  * guard entry). A point outside every client is not guessed: the gates would refuse on it, and
  * a refusal is only ever given on facts read for the purpose.
  */
-import type { GateFactsResult } from '@deskgate/helper-protocol';
+import type { FactsAfter, GateFactsResult } from '@deskgate/helper-protocol';
 
 type Facts = GateFactsResult;
 type Surface = Facts['focus'];
@@ -39,11 +39,17 @@ export class ReportedFacts {
     this.points = points;
   }
 
-  /** An input op's answer: the facts after it (kept), or only the token (nothing changed). */
-  after(answer: { token: string } | Facts | undefined): void {
+  /**
+   * The answer of an input op judged on the facts of token `judged`: the facts after it (kept),
+   * only the pointer's parts under a new token (the rest is what `judged` stood for), or only
+   * the token (nothing changed).
+   */
+  after(answer: FactsAfter | undefined, judged: string): void {
     if (!answer) return;
-    if ('windows' in answer) this.reported(answer, []);
-    else if (answer.token !== this.facts?.token) this.forget();
+    if ('windows' in answer) return this.reported(answer, []);
+    if (!this.facts || this.facts.token !== judged) return this.forget();
+    if ('cursor' in answer) this.reported({ ...this.facts, ...answer, at: [] }, []);
+    else if (answer.token !== judged) this.forget();
   }
 
   forget(): void {
