@@ -123,7 +123,9 @@ class Guards:
         mask = pointer.settle_mask(settle)
         with self.x.server_grabbed(release_with_next_read=True):
             checked = self.check(guard, what)
-            pointer.queue(at, events)
+            # The pointer already there (a click in place): no motion, which would move nothing.
+            here = checked is not None and checked["cursor"] == {"x": at[0], "y": at[1]}
+            pointer.queue(None if here else at, events)
         query = pointer.query_request()
         try:
             with self.x.checked(what, sync=False):  # the input's own errors arrive with it

@@ -75,21 +75,45 @@ class Surfaces:
 
     def gate_facts(self, points):
         """Everything the gates judge an input action by, as of one sync point, in one round
-        trip when the guesses below hold (else two)."""
+        trip when the guesses below hold (else two).
+
+        A point where the pointer rests (where it was last seen: a click in place) is answered
+        by the pointer query's child, as the surface under the pointer is: no request of its
+        own. If the query shows the pointer elsewhere, that point is asked for after all."""
         pointer = request.QueryPointer(display=self.d, defer=True, window=self.root)
-        focus, hits, guesses, view = self._ask([pointer], points,
-                                               [self.pointer.last_at, *points])
-        self.pointer.last_at = (pointer.root_x, pointer.root_y)
-        self.pointer.last_mask = pointer.mask
-        targets = [(pointer.root_x, pointer.root_y, pointer.child)]
-        targets += [(x, y, h.child) for (x, y), h in zip(points, hits)]
+        resting = self.pointer.last_at
+        asked = [p for p in points if p != resting]
+        focus, hits, guesses, view = self._ask([pointer], asked, [resting, *asked])
+        cursor = (pointer.root_x, pointer.root_y)
+        self.pointer.last_at, self.pointer.last_mask = cursor, pointer.mask
+        children = dict(zip(asked, (h.child for h in hits)))
+        descents = dict(zip(asked, guesses[1:]))
+        if len(asked) < len(points):
+            if cursor == resting:
+                children[resting], descents[resting] = pointer.child, guesses[0]
+            else:  # it moved since: what is at the point it rested on is read now
+                (hit,) = self._translate([resting])
+                children[resting], descents[resting] = hit.child, None
+        targets = [(*cursor, pointer.child, guesses[0])]
+        targets += [(x, y, children[(x, y)], descents[(x, y)]) for x, y in points]
         jobs = [self._focus_job(view, _wid(focus.focus))]
-        jobs += [self._hit_job(view, x, y, _wid(top), guess)
-                 for (x, y, top), guess in zip(targets, guesses)]
+        jobs += [self._hit_job(view, x, y, _wid(top), guess) for x, y, top, guess in targets]
         focus_surface, under_pointer, *at = self._run(jobs)
         return {"windows": self.tracker.windows(), "focus": focus_surface, "at": at,
-                "cursor": {"x": pointer.root_x, "y": pointer.root_y},
+                "cursor": {"x": cursor[0], "y": cursor[1]},
                 "under_pointer": under_pointer, "buttons": self.buttons(pointer.mask)}
+
+    def _translate(self, points):
+        """TranslateCoordinates(root -> root) at each point, answered (one round trip)."""
+        hits = self._hits(points)
+        with self.x.checked("read gate facts", sync=False):
+            for hit in hits:
+                hit.reply()
+        return hits
+
+    def _hits(self, points):
+        return [request.TranslateCoords(display=self.d, defer=True, src_wid=self.root,
+                                        dst_wid=self.root, src_x=x, src_y=y) for x, y in points]
 
     def buttons(self, mask):
         """The buttons held: down in a QueryPointer `mask`, or pressed by this process."""
@@ -111,8 +135,7 @@ class Surfaces:
         descents guessed for each of `spots`; the window state refreshed at the same sync
         point. Returns (GetInputFocus, [TranslateCoords per point], guesses, view)."""
         focus = request.GetInputFocus(display=self.d, defer=True)
-        hits = [request.TranslateCoords(display=self.d, defer=True, src_wid=self.root,
-                                        dst_wid=self.root, src_x=x, src_y=y) for x, y in points]
+        hits = self._hits(points)
         # Descending into a frame needs to know the frame first. Guess it from what we know
         # (where we last put the pointer, the clients' last rectangles) and ask in the same
         # batch; a guess is used only if the server's answer shows it was right.

@@ -66,6 +66,30 @@ def test_under_pointer_cursor_and_held_buttons(rt, probe, focused):
     assert facts(rt)["buttons"] == []
 
 
+def test_a_point_where_the_pointer_rests_and_where_it_rested_before_someone_moved_it(
+        rt, probe, focused, xconn):
+    """A point where the pointer rests is answered from the pointer query (no request of its
+    own): the same surfaces as anywhere else. When another client moved the pointer since the
+    runtime last saw it, the point it rested on is read after all, not taken from the query."""
+    win = probe_window(rt)
+    title_bar = (win["x"] + win["width"] // 2, win["y"] - 8)
+    center = probe.center("color_area")
+    expected = {BACKGROUND: "root", center: "client", title_bar: "decoration"}
+    for point, kind in expected.items():
+        rt.call("move", x=point[0], y=point[1])
+        got = facts(rt, point, BACKGROUND)
+        assert got["cursor"] == {"x": point[0], "y": point[1]}
+        assert got["at"][0] == got["under_pointer"] and got["at"][0]["kind"] == kind
+        assert got["at"][1]["kind"] == "root"
+    # The runtime last saw the pointer on the title bar; another client moves it to the probe.
+    xconn.screen().root.warp_pointer(*center)
+    xconn.sync()
+    got = facts(rt, title_bar, center)
+    assert got["cursor"] == {"x": center[0], "y": center[1]}
+    assert [s["kind"] for s in got["at"]] == ["decoration", "client"]
+    assert got["under_pointer"]["kind"] == "client"
+
+
 def test_popup_counts_as_the_app_of_its_process(rt, xconn):
     """Override-redirect windows (menus, dropdowns) of a process with one app's windows are
     that app; of a process with none, or with several apps, they are only themselves."""
