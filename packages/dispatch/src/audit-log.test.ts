@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { AuditLog, type AuditEntry } from './audit-log.ts';
 import { keys } from './keys.ts';
+import { commandCalls } from './test-support/command-calls.ts';
 import { usePrivateRedis } from './test-support/private-redis.ts';
 
 let run = 0;
@@ -80,4 +81,17 @@ test('every append pushes the expiry out to ttlSeconds', async () => {
   await short.record(entry(gone));
   await new Promise((resolve) => setTimeout(resolve, 1100));
   assert.deepEqual(await short.read(gone, 'main'), [], 'an abandoned session\'s log expires');
+});
+
+test('an entry is one command to Redis (the script), not a transaction', async () => {
+  const log = new AuditLog(db.redis);
+  const tenant = freshTenant();
+  await log.record(entry(tenant)); // the script's first use on this connection may send its source
+  const before = await commandCalls(db.redis);
+  await log.record(entry(tenant));
+  const after = await commandCalls(db.redis);
+  assert.equal((after.evalsha ?? 0) - (before.evalsha ?? 0), 1);
+  assert.equal((after.multi ?? 0) - (before.multi ?? 0), 0);
+  assert.equal((after.xadd ?? 0) - (before.xadd ?? 0), 1); // inside the script
+  assert.equal(await db.redis.xlen(keys.audit(tenant, 'main')), 2);
 });

@@ -9,8 +9,9 @@
  * entry per append costs a few microseconds either way.
  */
 import type { Redis } from 'ioredis';
-import { queueConsoleEvent } from './console-events.ts';
+import { consoleMessage } from './console-events.ts';
 import { keys } from './keys.ts';
+import { scriptsOf } from './scripts.ts';
 
 export interface AuditEntry {
   /** The call's id: the one it had on the action channel, which its timeline frame carries too. */
@@ -82,12 +83,10 @@ export class AuditLog {
       ...(entry.keyId ? ['keyId', entry.keyId] : []),
       ...(entry.controller ? ['controller', entry.controller] : []),
     ];
-    // The session's console row (last call, lock holder, grants) changed with it: told as it is recorded.
-    const multi = this.redis.multi().xadd(key, 'MAXLEN', '=', this.maxEntries, '*', ...fields).expire(key, this.ttlSeconds);
-    const results = await queueConsoleEvent(multi, entry.tenant, { type: 'session', session: entry.session }).exec();
-    const [error, id] = results?.[0] ?? [new Error('the audit transaction was discarded'), null];
-    if (error) throw error;
-    return id as string;
+    // The session's console row (last call, lock holder, grants) changed with it: told as it is
+    // recorded, by the same script (lua/recordAudit-1.lua).
+    const [channel, message] = consoleMessage(entry.tenant, { type: 'session', session: entry.session });
+    return (await scriptsOf(this.redis).recordAudit(key, this.maxEntries, this.ttlSeconds, channel, message, ...fields)) as string;
   }
 
   /** A session's entries, newest first. */

@@ -20,9 +20,14 @@ const consoleEvent = z.discriminatedUnion('type', [
 
 export type ConsoleEvent = { type: 'approval'; approval: PendingApproval } | { type: 'approval_gone'; id: string } | { type: 'session'; session: string };
 
+/** The channel and message that publish an event. */
+export function consoleMessage(tenant: string, event: ConsoleEvent): [channel: string, message: string] {
+  return [keys.consoleEvents(tenant), JSON.stringify(event)];
+}
+
 /** Adds the event's publication to a transaction the caller runs (it goes out with the change). */
 export function queueConsoleEvent(multi: ChainableCommander, tenant: string, event: ConsoleEvent): ChainableCommander {
-  return multi.publish(keys.consoleEvents(tenant), JSON.stringify(event));
+  return multi.publish(...consoleMessage(tenant, event));
 }
 
 /** The tenant a console channel belongs to, or null for another channel. */

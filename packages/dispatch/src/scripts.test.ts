@@ -4,17 +4,11 @@ import { test } from 'node:test';
 import { Redis } from 'ioredis';
 import { keys } from './keys.ts';
 import { SCRIPT_FILES, scriptDefinitions, scriptsOf, type ScriptName } from './scripts.ts';
+import { commandCalls } from './test-support/command-calls.ts';
 import { usePrivateRedis } from './test-support/private-redis.ts';
 
 const db = usePrivateRedis();
 
-const commandCalls = async (connection: Redis): Promise<Record<string, number>> =>
-  Object.fromEntries(
-    (await connection.info('commandstats'))
-      .split('\r\n')
-      .filter((line) => line.startsWith('cmdstat_'))
-      .map((line) => [line.slice('cmdstat_'.length, line.indexOf(':')), Number(/calls=(\d+)/.exec(line)![1])]),
-  );
 
 test('the table is the lua/ directory: every script is listed once, its key count read from its name', () => {
   const onDisk = readdirSync(new URL('./lua/', import.meta.url)).filter((file) => file.endsWith('.lua'));
@@ -89,6 +83,7 @@ test('every script runs by SHA, and still runs after Redis lost its scripts (SCR
       reserveSession: () => scripts.reserveSession(keys.sessionsOfTenant('t'), keys.tenantSessionReservations('t'), 's', 8, Date.now(), 60_000),
       markSessionCreator: () => scripts.markSessionCreator(keys.session('t', 's'), 'k1'),
       detachDesktop: () => scripts.detachDesktop(keys.session('t', 's'), 'no-such-desktop', 'test'),
+      recordAudit: () => scripts.recordAudit(keys.audit('t', 's'), 10, 60, keys.consoleEvents('t'), '{"type":"session","session":"s"}', 'tool', 'screenshot'),
     };
     assert.deepEqual(Object.keys(calls).sort(), scriptDefinitions().map((s) => s.name).sort());
     // The first call on a connection carries the source (and loads it); every later call only the SHA.

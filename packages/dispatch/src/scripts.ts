@@ -22,6 +22,7 @@ export const SCRIPT_FILES = [
   'reserveSession-2.lua',
   'markSessionCreator-1.lua',
   'detachDesktop-1.lua',
+  'recordAudit-1.lua',
 ] as const;
 
 type NameOf<F> = F extends `${infer Name}-${number}.lua` ? Name : never;
