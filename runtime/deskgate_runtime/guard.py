@@ -25,7 +25,7 @@ is sent: `guard_failed`.
 """
 import contextlib
 
-from .errors import GuardFailed, X11Error
+from .errors import GuardFailed
 from .reported_facts import TOKEN_MAX, ReportedFacts
 from .surfaces import CLIENT, DECORATION, NONE, POPUP, ROOT, UNKNOWN
 
