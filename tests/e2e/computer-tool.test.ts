@@ -72,8 +72,7 @@ test('an Anthropic-style action sequence has the same effects as the native tool
   skip = probe.events().length;
   const scrolled = await computer.call('computer', { action: 'scroll', coordinate: centre(area), scroll_direction: 'down', scroll_amount: 3 });
   assert.ok(!scrolled.isError, JSON.stringify(scrolled).slice(0, 600));
-  await sleep(200);
-  assert.equal(probe.since(skip).filter((e) => e.type === 'press' && e.button === 5).length, 3);
+  assert.equal((await probe.waitForCount((e) => e.type === 'press' && e.button === 5, 3, 5000, skip)).length, 3);
 
   const zoomed = decodeImage(imageOf(await computer.call('computer', { action: 'zoom', region: [area.x + 10, area.y + 10, area.x + 110, area.y + 60] })).data);
   assert.deepEqual([zoomed.width, zoomed.height], [100, 50]);

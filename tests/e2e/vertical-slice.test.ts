@@ -120,7 +120,8 @@ for (const size of SIZES) {
           const skip = probe!.events().length;
           await mcp.call('scroll', { coordinate: centre(area), scroll_direction: 'down', scroll_amount: 3 });
           await mcp.call('scroll', { coordinate: centre(area), scroll_direction: 'up', scroll_amount: 2 });
-          await probe!.waitFor((e) => e.type === 'press' && e.button === 4, 5000, skip);
+          // The up clicks come last: once both are recorded, so are the three down ones.
+          await probe!.waitForCount((e) => e.type === 'press' && e.button === 4, 2, 5000, skip);
           const presses = probe!.since(skip).filter((e) => e.type === 'press');
           assert.equal(presses.filter((e) => e.button === 5).length, 3);
           assert.equal(presses.filter((e) => e.button === 4).length, 2);

@@ -79,11 +79,16 @@ export class Probe {
   }
 
   async waitFor(match: (event: ProbeEvent) => boolean, timeoutMs = 5000, skip = 0): Promise<ProbeEvent> {
+    return (await this.waitForCount(match, 1, timeoutMs, skip))[0]!;
+  }
+
+  /** Every matching event, once at least `count` of them are recorded (the probe writes each as the app gets it). */
+  async waitForCount(match: (event: ProbeEvent) => boolean, count: number, timeoutMs = 5000, skip = 0): Promise<ProbeEvent[]> {
     const until = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.since(skip).find(match);
-      if (found) return found;
-      if (Date.now() > until) throw new Error(`probe event not seen within ${timeoutMs} ms; last events: ${JSON.stringify(this.events().slice(-8))}`);
+      const found = this.since(skip).filter(match);
+      if (found.length >= count) return found;
+      if (Date.now() > until) throw new Error(`${count} probe event(s) not seen within ${timeoutMs} ms (${found.length} were); last events: ${JSON.stringify(this.events().slice(-8))}`);
       await sleep(20);
     }
   }
