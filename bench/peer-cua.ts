@@ -371,6 +371,8 @@ export interface CompareOptions {
   warmupSeconds: number;
   /** Where the last frame of each side is written (for a look at what was encoded). */
   frameDir?: string;
+  /** Only these actions (by key: ping, screenshot, left_click, mouse_move, type); all when absent. */
+  only?: string[];
 }
 
 /**
@@ -413,8 +415,9 @@ export async function compareWithPeer(sides: Sides, peer: CuaPeer, options: Comp
     { key: 'type', label: 'type "hello world"', deskgate: () => ['type', { text: 'hello world' }], cua: () => ['computer_type', { text: 'hello world' }], n: options.count(200), warmup: 5 },
   ];
   const results: ComparisonAction[] = [];
+  const wanted = (key: string) => !options.only || options.only.includes(key);
   // MCP ping: the protocol floor of each server, interleaved the same way.
-  {
+  if (wanted('ping')) {
     const n = options.count(400);
     const samples: Record<SideName, number[]> = { deskgate: [], cua: [] };
     const meters = { deskgate: startGroupMeter(sides.deskgate.server), cua: startGroupMeter(sides.cua.server) };
@@ -428,7 +431,7 @@ export async function compareWithPeer(sides: Sides, peer: CuaPeer, options: Comp
     };
     results.push({ key: 'ping', label: 'MCP ping (no tool)', n, deskgate: ping('deskgate'), cua: ping('cua') });
   }
-  for (const action of actions) {
+  for (const action of actions.filter((a) => wanted(a.key))) {
     // Keys go to the xterm on both screens (clicked last; its shell never reads, so they only echo).
     progress(`side by side: ${action.label} (${action.n}× each, interleaved)`);
     const result = await runInterleaved(sides, action, action.key === 'screenshot' ? options.frameDir : undefined);
@@ -652,8 +655,9 @@ export async function sideBySideOnOwnStack(options: OwnStackOptions): Promise<Co
 }
 
 // ─── standalone: `node --import tsx bench/peer-cua.ts` ──────────────────────────────────────
-// The side-by-side only (no other bench figures); BENCH_SCALE as in the bench. Prints its rows
-// and writes bench-results/side-by-side.json.
+// The side-by-side only (no other bench figures); BENCH_SCALE as in the bench, BENCH_ACTIONS
+// (e.g. "left_click,mouse_move") for some actions only. Prints its rows and writes
+// bench-results/side-by-side.json.
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const scale = Number(process.env.BENCH_SCALE ?? 1);
@@ -667,6 +671,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     deskgateWarmupSeconds: Math.max(3, 15 * scale),
     warmupSeconds: Math.max(3, 8 * scale),
     frameDir: join(repoRoot, 'bench-results/frames'),
+    ...(process.env.BENCH_ACTIONS ? { only: process.env.BENCH_ACTIONS.split(',').map((key) => key.trim()) } : {}),
     onCleanup: (stop) => cleanups.push(stop),
   });
   const rows = comparisonRows(comparison, undefined, `deskgate vs ${CUA_PACKAGE} ${comparison.version}`);

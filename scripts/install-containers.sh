@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-say() { printf '\033[1m[deskgate containers]\033[0m %s\n' "$*" >&2; }
+# Each line says how far in it is: the test run keeps this log, and a slow step shows itself.
+say() { printf '\033[1m[deskgate containers +%ss]\033[0m %s\n' "$SECONDS" "$*" >&2; }
 source scripts/lib/debian-packages.sh
 source scripts/lib/docker-engine.sh
 source scripts/lib/docker-compose.sh

@@ -89,9 +89,14 @@ else
   failed=$((failed + 1)); broken+=(swift-setup)
 fi
 
+# The background setups' logs are kept (each line of the container setup says how far in it
+# was): where a cold machine spends its minutes.
+kept=.deskgate/logs/test-setup
+mkdir -p "$kept" && cp "$logdir"/{containers-setup,k8s-tools,swift-setup}.log "$kept"/ 2>/dev/null
 rm -rf "$logdir"
 say "time per step (${#timings[@]} steps, $((SECONDS - test_started)) s in all after the install):"
 printf '  %s\n' "${timings[@]}"
+echo "  (the background setups' logs: $kept/)"
 say "suites with failures: ${broken[*]:-none}"
 echo "total: $passed passed, $failed failed"
 [ ${#broken[@]} -eq 0 ]
