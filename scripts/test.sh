@@ -50,7 +50,9 @@ swift_setup=$!
 run typecheck check_counts npx tsc -p tsconfig.json
 # Node 20's test runner takes no globs: list the files.
 tests_in() { find "$@" -name '*.test.ts' -not -path '*/node_modules/*' | sort; }
-run unit node_counts node --import tsx --test --test-reporter=tap $(tests_in packages services)
+# Three files at a time (Node's default is one per core less one: a single file on 2 cores);
+# most of a unit file's time is waiting on the Redis it starts.
+run unit node_counts node --import tsx --test --test-concurrency=3 --test-reporter=tap $(tests_in packages services)
 run capture-helper cargo_counts cargo test --release --manifest-path helpers/linux-capture/Cargo.toml
 run input-runtime pytest_counts /usr/bin/python3 -m pytest -q runtime/tests
 # Suites that need the engine run after the setup; the rest run on process desktops first.
