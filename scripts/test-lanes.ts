@@ -1,9 +1,9 @@
 /**
- * Runs test files in lanes: `node scripts/test-lanes.ts --lanes 2 [--alone NAME…] -- <node --test flags> -- file…`.
+ * Runs test files in lanes: `node scripts/test-lanes.ts --lanes 3 [--alone NAME…] -- <node --test flags> -- file…`.
  *
  * Each lane takes the next file from one shared queue and runs it in a `node --test` of its
  * own, so a lane that drew short files takes more of them. The end-to-end files mostly wait
- * (on Xvfb, Chromium, a worker starting, a timeout being proven), so two of them share two
+ * (on Xvfb, Chromium, a worker starting, a timeout being proven), so three of them share two
  * cores well. Each file's output is printed whole when it ends — never interleaved — with one
  * line naming it, its lane and its time. Files run longest-first by the times of the last run
  * on this machine (.deskgate/test-times.json), or on a fresh clone by the typical times kept in

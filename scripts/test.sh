@@ -57,8 +57,9 @@ run capture-helper cargo_counts cargo test --release --manifest-path helpers/lin
 run input-runtime pytest_counts /usr/bin/python3 -m pytest -q runtime/tests
 # Suites that need the engine run after the setup; the rest run on process desktops first.
 container_only='container-desktops|desktop-image|compose|container-live-view|container-shutdown'
-# Two lanes: the end-to-end files mostly wait (on Xvfb, Chromium, workers starting), so two share the cores well.
-run e2e node_counts node --import tsx scripts/test-lanes.ts --lanes 2 --alone sandbox.test.ts -- --import tsx --test --test-reporter=tap -- $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
+# Three lanes: the end-to-end files mostly wait (on Xvfb, Chromium, workers starting), so three
+# share two cores well (2 lanes: 651 s in the last fresh-machine run; 3: 487 s on a slower day).
+run e2e node_counts node --import tsx scripts/test-lanes.ts --lanes 3 --alone sandbox.test.ts -- --import tsx --test --test-reporter=tap -- $(tests_in tests/e2e | grep -Ev "/($container_only)\.test\.ts$")
 
 # waited NAME PID: waits for a background setup, noting how long the suites waited for it.
 waited() { local started=$SECONDS; wait "$2"; local status=$?; timings+=("waiting for $1 $((SECONDS - started)) s"); return $status; }
