@@ -148,6 +148,10 @@ class Windows:
         if self._prop(self.x.root, "_NET_SUPPORTING_WM_CHECK") is not None:
             self._send_to_root(win, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0])
             if self.x.wait_for(lambda: self._focus_inside(wid), FOCUS_WAIT_S):
+                # The window manager names the active window (what frontmost() reports) beside
+                # the focus, not always before it: wait for that too, so that a frontmost_app
+                # right after this answers with the window it activated.
+                self.x.wait_for(lambda: self._named_active(wid), WM_WAIT_S)
                 return
         # No EWMH window manager, or it did not focus the window: do it ourselves.
         if not self.x.wait_for(lambda: self._window(wid)[1].map_state == X.IsViewable,
@@ -159,6 +163,12 @@ class Windows:
             win.set_input_focus(X.RevertToParent, X.CurrentTime)
         if not self._focus_inside(wid):
             raise X11Error(f"window 0x{wid:x} did not keep the keyboard focus")
+
+    def _named_active(self, wid):
+        """Whether the window manager's _NET_ACTIVE_WINDOW is `wid`, as of a round trip now."""
+        self.tracker.refresh()
+        active = self.tracker.active
+        return bool(active) and active[0] == wid
 
     def _focus_inside(self, wid):
         """Whether the X input focus is on window `wid` or a window inside it."""
