@@ -13,11 +13,6 @@ K8S_SCHEMAS=$K8S_HOME/schemas
 say() { echo "[k8s $(date -u +%T)] $*" >&2; }
 
 _go_build_env() { export GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0; }
-# These binaries serve checks and a one-node test cluster, not production: built without the Go
-# compiler's optimisations and inlining, which takes ~30 % less CPU (etcd cold: 127 instead of
-# 180 s here) — on a fresh machine they are the last background setup the suites wait for.
-# DESKGATE_K8S_GCFLAGS= (empty) builds them optimised.
-K8S_GCFLAGS=${DESKGATE_K8S_GCFLAGS-all=-N -l}
 
 # Builds each NAME=./package of the module copy in src into $K8S_BIN/NAME, once (a .partial
 # file renamed when the link is done, so a killed build leaves nothing that looks built), at the
@@ -29,7 +24,7 @@ go_build_into() { # src ldflags NAME=./package...
     [ -x "$K8S_BIN/$name" ] && continue
     t=$SECONDS
     say "building $name (nice'd; a line a minute while it compiles)"
-    ( cd "$src" && exec nice -n 19 go build -trimpath -gcflags "$K8S_GCFLAGS" -ldflags "$ldflags" -o "$K8S_BIN/$name.partial" "${spec#*=}" ) &
+    ( cd "$src" && exec nice -n 19 go build -trimpath -ldflags "$ldflags" -o "$K8S_BIN/$name.partial" "${spec#*=}" ) &
     build=$!
     while ! wait_up_to 60 "$build"; do say "  $name still compiling ($((SECONDS - t)) s)"; done
     wait "$build" || { rm -f "$K8S_BIN/$name.partial"; say "$name failed to build"; return 1; }
@@ -84,7 +79,7 @@ ensure_etcd() {
     for m in api/v3 client/pkg/v3 client/v3 pkg/v3; do
       if grep -q "go.etcd.io/etcd/$m =>" go.mod; then go mod edit -replace="go.etcd.io/etcd/$m=go.etcd.io/etcd/$m@$ETCD_VERSION"; fi
     done
-    go build -trimpath -gcflags "$K8S_GCFLAGS" -ldflags "-s -w" -o "$K8S_BIN/etcd" . ) || return 1
+    go build -trimpath -ldflags "-s -w" -o "$K8S_BIN/etcd" . ) || return 1
   say "etcd $ETCD_VERSION built ($((SECONDS - t)) s)"
 }
 
