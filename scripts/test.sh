@@ -35,10 +35,10 @@ check_counts() { echo "0 0"; }
 swift_counts() { local line; line=$(grep -E 'Executed [0-9]+ tests?, with [0-9]+ failures?' "$1" | tail -1); echo "$(echo "$line" | grep -oE 'Executed [0-9]+' | grep -oE '[0-9]+' || echo 0) $(echo "$line" | grep -oE 'with [0-9]+' | grep -oE '[0-9]+' || echo 0)"; }
 
 # The Docker engine, the images and Compose v2 take minutes on a fresh machine: they are made
-# in the background while the host suites run; the container suites wait for them. Mostly
-# downloads and unpacking, so at the suites' own priority: at a lower one each of its busy
-# moments waited behind them, and it took 22 minutes instead of 5.5 (docs/testing.md).
-bash scripts/install-containers.sh >"$logdir/containers-setup.log" 2>&1 &
+# in the background (at a lower priority) while the host suites run; the container suites wait
+# for them. (At the suites' own priority it was ready sooner, but the run was no shorter and the
+# host suites ran on busier cores: docs/testing.md.)
+nice -n 10 bash scripts/install-containers.sh >"$logdir/containers-setup.log" 2>&1 &
 containers_setup=$!
 # What the Kubernetes manifests' checks need: kubeconform and its schemas, etcd and kube-apiserver
 # for a server-side dry run, built from the Go module proxy once (minutes cold; cached in .deskgate/k8s).
