@@ -1,9 +1,11 @@
 """launch and desktop_entries: processes and .desktop files inside the runtime's environment."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import pytest
@@ -113,8 +115,17 @@ def _limit_processes():
 
 
 def test_launch_at_the_process_limit_is_quota_exceeded():
-    r = subprocess.run([PYTHON, "-c", _NPROC_CHILD, str(RUNTIME_DIR)], capture_output=True,
-                       preexec_fn=_limit_processes, timeout=30, cwd="/")
+    # The child runs as nobody: a copy of the runtime it can read (in /tmp itself: pytest's
+    # tmp_path and the checkout may sit in folders only root can enter).
+    staged = tempfile.mkdtemp(prefix="deskgate-runtime-")
+    try:
+        shutil.copytree(RUNTIME_DIR / "deskgate_runtime", f"{staged}/deskgate_runtime",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        subprocess.run(["chmod", "-R", "a+rX", staged], check=True)
+        r = subprocess.run([PYTHON, "-c", _NPROC_CHILD, staged], capture_output=True,
+                           preexec_fn=_limit_processes, timeout=30, cwd="/")
+    finally:
+        shutil.rmtree(staged)
     assert r.returncode == 0, r.stderr.decode()
     resp = json.loads(r.stdout)
     assert resp["error"]["kind"] == "quota_exceeded", resp

@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -76,7 +76,12 @@ before(async () => {
   chmodSync(eventsDir, 0o777);
   writeFileSync(eventsFile, '', { mode: 0o666 });
   chmodSync(eventsFile, 0o666);
-  const probe = ['/usr/bin/python3', `${repoRoot}tests/probe/probe_app.py`, '--events', eventsFile, '--geometry', '800x600+100+80', '--class', 'DeskgateProbe', '--steady-caret'];
+  // The app runs as a desktop user: a copy beside the events file, since the checkout may sit
+  // in a folder only root can enter (a mktemp -d one).
+  const probeApp = join(eventsDir, 'probe_app.py');
+  copyFileSync(`${repoRoot}tests/probe/probe_app.py`, probeApp);
+  chmodSync(probeApp, 0o644);
+  const probe = ['/usr/bin/python3', probeApp, '--events', eventsFile, '--geometry', '800x600+100+80', '--class', 'DeskgateProbe', '--steady-caret'];
   stack = await startStack({
     env: {
       REDIS_URL: '',
