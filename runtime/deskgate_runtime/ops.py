@@ -6,6 +6,7 @@ the server turns both into error responses.
 import contextlib
 import logging
 
+from .client_ping import ClientPing
 from .client_sync import ClientSync
 from .clipboard import Clipboard
 from .errors import DisplayError
@@ -35,9 +36,10 @@ class Runtime:
             raise DisplayError(f"X server {self.x.name} has no XTEST extension")
         self.keymap = Keymap(self.x)
         self.sync = ClientSync(self.x.name, self.x.display.display.info.resource_id_base)
-        self.pool = SparePool(self.x, self.keymap, self.sync)
         self.pointer = Pointer(self.x)
         self.windows = Windows(self.x)
+        self.pool = SparePool(self.x, self.keymap, self.sync,
+                              ClientPing(self.x, self.windows.tracker))
         self.surfaces = Surfaces(self.x, self.windows.tracker, self.pointer)
         self.guards = Guards(self.x, self.surfaces)
         self.keyboard = Keyboard(self.x, self.keymap, self.pool, self.guards)

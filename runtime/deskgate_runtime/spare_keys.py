@@ -34,8 +34,8 @@ DEFERRED_RESTORE_S = 0.5
 
 
 class SparePool:
-    def __init__(self, x, keymap, sync):
-        self.x, self.keymap, self.sync = x, keymap, sync
+    def __init__(self, x, keymap, sync, ping):
+        self.x, self.keymap, self.sync, self.ping = x, keymap, sync, ping
         self.slots = {}                      # keycode -> keysym bound by us (0 = free)
         self.pinned = collections.Counter()  # keycodes held down by key_down/hold_key
         self.changes_sent = 0
@@ -113,8 +113,8 @@ class SparePool:
         self.presses_since_write = 0
         self.stats["writes"] += 1
 
-    def _wait_client_fetch(self, timeout):
-        target = self._target_client_base()
+    def _wait_client_fetch(self, timeout, target=None):
+        target = self._target_client_base() if target is None else target
         ok = False
         if self.sync.available and target is not None:
             ok = self.sync.wait_fetch_after(target, self.changes_sent, self.block[0], timeout)
@@ -126,9 +126,11 @@ class SparePool:
         return ok
 
     def client_barrier(self):
-        """Before reusing slots: the client read our last change and had time to handle keys."""
+        """Before reusing slots: the client read our last change and handled the keys sent
+        since (it answered a ping sent behind them), or had time to."""
         self.stats["barriers"] += 1
-        ok = self._wait_client_fetch(FETCH_WAIT_S) if self.pending_fetch else True
+        target = self._target_client_base()
+        ok = self._wait_client_fetch(FETCH_WAIT_S, target) if self.pending_fetch else True
         if not ok and self.sync.available:
             # Plain-Xlib clients refresh at their next key lookup: a key bound to nothing.
             probe = next((kc for kc in self.block if not self.slots.get(kc)
@@ -138,8 +140,11 @@ class SparePool:
                     xtest.fake_input(d, X.KeyPress, probe)
                     xtest.fake_input(d, X.KeyRelease, probe)
                 self.pending_fetch = True
-                self._wait_client_fetch(LAZY_WAIT_S)
-        time.sleep(min(GRACE_MAX_S, GRACE_S + GRACE_PER_KEY_S * self.presses_since_write))
+                self._wait_client_fetch(LAZY_WAIT_S, target)
+        if self.ping.handled(target):
+            self.stats["pinged"] += 1
+        else:  # a client that does not answer: time to handle what it read, estimated
+            time.sleep(min(GRACE_MAX_S, GRACE_S + GRACE_PER_KEY_S * self.presses_since_write))
         self.presses_since_write = 0
 
     def _target_client_base(self):

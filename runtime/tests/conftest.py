@@ -254,8 +254,13 @@ def rt(desktop, probe):
 @pytest.fixture
 def focused(rt, probe):
     """The probe window active and its Text widget holding the keyboard focus, empty."""
+    return focus_text(rt, probe, PROBE_CLASS)
+
+
+def focus_text(rt, probe, wm_class):
+    """Activate the probe window of class `wm_class`, focus its Text widget and empty it."""
     win = next(w for w in rt.call("list_windows")["windows"]
-               if w["wm_class"] and w["wm_class"][1] == PROBE_CLASS)
+               if w["wm_class"] and w["wm_class"][1] == wm_class)
     rt.call("activate", window=win["id"])
     since = probe.mark()
     x, y = probe.center("text")

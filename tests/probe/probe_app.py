@@ -8,12 +8,14 @@ root-coordinate boxes of its parts once the window is mapped and placed.
 
     /usr/bin/python3 tests/probe/probe_app.py --events /tmp/x.jsonl \
         [--title "deskgate probe"] [--geometry 800x600+0+0] [--color "#3366cc"] \
-        [--class DeskgateProbe] [--slow-repaint] [--steady-caret]
+        [--class DeskgateProbe] [--slow-repaint] [--steady-caret] [--slow-keys MS]
 
 With --slow-repaint, "Click me" repaints the colour area slowly, as a busy app would: nothing
 for 400 ms, then 300 ms of animation, then a final colour (FINAL_COLOR), with a "repainted"
 line once it is on screen. With --steady-caret the text caret does not blink (a blinking caret
-redraws the text box every few hundred ms: the screen is never still).
+redraws the text box every few hundred ms: the screen is never still). With --slow-keys MS
+each key press takes MS milliseconds to handle, as in a busy app: the keys it has read wait
+in its queue meanwhile.
 """
 import argparse
 import json
@@ -50,6 +52,7 @@ class ProbeApp:
     def __init__(self, args):
         self.record = Recorder(args.events)
         self.slow_repaint = args.slow_repaint
+        self.slow_keys_s = args.slow_keys / 1000
         # Tk title-cases the main window's class ("DeskgateProbe" -> "Deskgateprobe"), so the
         # visible window is a Toplevel whose class is set exactly; the main window stays hidden.
         self.tk_root = tk.Tk(className=args.wm_class)
@@ -143,6 +146,8 @@ class ProbeApp:
     def _on_key(self, e):
         self.record(type="key", keysym=e.keysym, char=e.char, state=e.state,
                     keycode=e.keycode, widget=self._widget_name(e.widget))
+        if self.slow_keys_s:
+            time.sleep(self.slow_keys_s)  # blocks the event loop: the next keys wait, unread
 
     def _on_key_release(self, e):
         self.record(type="key_release", keysym=e.keysym, state=e.state, keycode=e.keycode)
@@ -215,6 +220,8 @@ def parse_args(argv):
     p.add_argument("--slow-repaint", action="store_true",
                    help="repaint slowly after a click on the button (settled-screenshot tests)")
     p.add_argument("--steady-caret", action="store_true", help="a text caret that does not blink")
+    p.add_argument("--slow-keys", type=float, default=0, metavar="MS",
+                   help="handle each key press this many milliseconds (a busy app)")
     return p.parse_args(argv)
 
 

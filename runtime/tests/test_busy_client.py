@@ -1,0 +1,51 @@
+"""Typing into a busy client: a borrowed keycode is bound to another character only once the
+client has handled the keys sent through it (it answered a `_NET_WM_PING` sent behind them),
+not after a guessed grace period."""
+import signal
+import time
+
+import pytest
+
+from conftest import Probe, focus_text
+
+SLOW_CLASS = "DeskgateSlowProbe"
+SLOW_KEY_MS = 4  # per key press: 40 keys take 160 ms to handle, the old guess allowed 25 ms
+BLOCK = 40       # borrowed keycodes on Xvfb's default map (docs/input-runtime.md)
+
+
+@pytest.fixture(scope="module")
+def slow_probe(desktop):
+    probe = Probe(desktop, name="slow-probe", geometry="700x500+60+60", color="#663399",
+                  **{"class": SLOW_CLASS, "slow-keys": SLOW_KEY_MS})
+    yield probe
+    probe.proc.terminate()
+    probe.proc.wait(5)
+
+
+def test_type_more_distinct_characters_than_keycodes_into_a_slow_client(rt, slow_probe):
+    # 2.5 blocks of distinct characters missing from the keymap: slots are reused twice, each
+    # time while the client still has most of the previous block's keys to handle.
+    text = "".join(chr(0x4E00 + i) for i in range(BLOCK * 5 // 2)) + " done"
+    focus_text(rt, slow_probe, SLOW_CLASS)
+    since = slow_probe.mark()
+    assert rt.call("type", text=text) == {"typed": len(text)}
+    assert slow_probe.wait_text(text, since, timeout=20), slow_probe.text_value(since)
+
+
+def test_a_client_that_never_answers_costs_a_bounded_wait(rt, desktop):
+    # A stopped client neither fetches the keymap nor answers pings: the fallbacks apply
+    # (FETCH_WAIT_S, FIRST_WAIT_S once, then the grace), and `type` still returns.
+    probe = Probe(desktop, name="stopped-probe", geometry="500x300+120+120",
+                  **{"class": "DeskgateStoppedProbe"})
+    try:
+        focus_text(rt, probe, "DeskgateStoppedProbe")
+        probe.proc.send_signal(signal.SIGSTOP)
+        text = "".join(chr(0x4E00 + i) for i in range(BLOCK * 5 // 2))
+        started = time.monotonic()
+        assert rt.call("type", text=text) == {"typed": len(text)}
+        assert time.monotonic() - started < 10
+        assert rt.call("check")["xtest"] is True  # and the runtime answers on
+    finally:
+        probe.proc.send_signal(signal.SIGCONT)
+        probe.proc.terminate()
+        probe.proc.wait(5)
