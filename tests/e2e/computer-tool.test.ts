@@ -70,9 +70,11 @@ test('an Anthropic-style action sequence has the same effects as the native tool
   await probe.waitFor((e) => e.type === 'select_all', 5000, skip);
 
   skip = probe.events().length;
+  const scrolledFrom = skip;
+  const wheelDown = (e: ProbeEvent) => e.type === 'press' && e.button === 5;
   const scrolled = await computer.call('computer', { action: 'scroll', coordinate: centre(area), scroll_direction: 'down', scroll_amount: 3 });
   assert.ok(!scrolled.isError, JSON.stringify(scrolled).slice(0, 600));
-  assert.equal((await probe.waitForCount((e) => e.type === 'press' && e.button === 5, 3, 5000, skip)).length, 3);
+  assert.equal((await probe.waitForCount(wheelDown, 3, 5000, skip)).length, 3);
 
   const zoomed = decodeImage(imageOf(await computer.call('computer', { action: 'zoom', region: [area.x + 10, area.y + 10, area.x + 110, area.y + 60] })).data);
   assert.deepEqual([zoomed.width, zoomed.height], [100, 50]);
@@ -84,6 +86,8 @@ test('an Anthropic-style action sequence has the same effects as the native tool
   skip = probe.events().length;
   assert.ok(!(await computer.call('computer', { action: 'left_click' })).isError);
   await probe.waitFor((e) => e.type === 'button' && e.name === 'click_me', 5000, skip);
+  // That click reached the app after anything the scroll sent: exactly 3 wheel presses, no late extra.
+  assert.equal(probe.since(scrolledFrom).filter(wheelDown).length, 3);
 });
 
 test('the computer tool goes through the same gates and validation', async () => {
