@@ -31,6 +31,7 @@ GRACE_PER_KEY_S = 0.0005  # ...plus this per key press sent since
 GRACE_MAX_S = 0.25
 NO_RECORD_WAIT_S = 0.05
 DEFERRED_RESTORE_S = 0.5
+RESTORE_PATIENCE_S = 10.0  # for a client to answer a ping behind our keys before a restore
 
 
 class SparePool:
@@ -42,6 +43,7 @@ class SparePool:
         self.presses_since_write = 0
         self.pending_fetch = False           # last batch written, client fetch not yet seen
         self.restore_due = None
+        self.typed_into = {}                 # client base -> None, or (ping stamp, asked at)
         self.stats = collections.Counter()
 
     @property
@@ -161,17 +163,44 @@ class SparePool:
 
     # -- giving keycodes back -------------------------------------------------------------
     def finish(self):
-        """After a burst of typing: give the keycodes back once things are quiet."""
+        """After a burst of typing: give the keycodes back once things are quiet and the client
+        it went to has handled it (a client that has not even read the keys yet — frozen, or
+        starved on a loaded machine — would read them with the keycodes given back)."""
         if any(self.slots.values()):
             self.restore_due = time.monotonic() + DEFERRED_RESTORE_S
+            # Keys went out since any ping asked: (re)ask behind them.
+            self.typed_into[self._target_client_base()] = None
 
     def idle(self):
-        if self.restore_due is not None and time.monotonic() >= self.restore_due:
+        if self.restore_due is not None and time.monotonic() >= self.restore_due \
+                and not self._clients_handling():
             self.restore()
+
+    def _clients_handling(self):
+        """Whether a client typed into since the last write has not yet answered a ping sent
+        behind those keys; asks the ones not asked yet. Nothing waits on a restore, so each
+        client gets RESTORE_PATIENCE_S, then the keycodes are given back regardless."""
+        now = time.monotonic()
+        for base, asked in list(self.typed_into.items()):
+            if asked is None:
+                stamp = self.ping.ask(base)
+                if stamp is None:  # cannot be asked: the deferral above is all there is
+                    del self.typed_into[base]
+                else:
+                    self.typed_into[base] = (stamp, now)
+                continue
+            stamp, asked_at = asked
+            if self.ping.answered(stamp):
+                del self.typed_into[base]
+            elif now - asked_at > RESTORE_PATIENCE_S:
+                self.ping.gave_up(base, RESTORE_PATIENCE_S)
+                del self.typed_into[base]
+        return bool(self.typed_into)
 
     def restore(self):
         """Unbind every borrowed keycode that is not held down (one write)."""
         self.restore_due = None
+        self.typed_into.clear()
         if not any(ks and not self.pinned[kc] for kc, ks in self.slots.items()):
             return
         for kc in list(self.slots):

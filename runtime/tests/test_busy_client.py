@@ -49,3 +49,24 @@ def test_a_client_that_never_answers_costs_a_bounded_wait(rt, desktop):
         probe.proc.send_signal(signal.SIGCONT)
         probe.proc.terminate()
         probe.proc.wait(5)
+
+
+def test_borrowed_keycodes_stay_bound_until_a_frozen_client_has_handled_its_keys(rt, desktop):
+    # The client reads nothing for 1.5 s, longer than the runtime stays idle before it gives
+    # borrowed keycodes back (0.5 s): had it given them back, the client would read the keys
+    # with them unbound and lose the characters.
+    probe = Probe(desktop, name="frozen-probe", geometry="500x300+140+140",
+                  **{"class": "DeskgateFrozenProbe"})
+    try:
+        focus_text(rt, probe, "DeskgateFrozenProbe")
+        since = probe.mark()
+        text = "".join(chr(0x4E00 + i) for i in range(BLOCK // 2)) + " ok"
+        probe.proc.send_signal(signal.SIGSTOP)
+        assert rt.call("type", text=text) == {"typed": len(text)}
+        time.sleep(1.5)
+        probe.proc.send_signal(signal.SIGCONT)
+        assert probe.wait_text(text, since), probe.text_value(since)
+    finally:
+        probe.proc.send_signal(signal.SIGCONT)
+        probe.proc.terminate()
+        probe.proc.wait(5)
