@@ -99,6 +99,10 @@ class ClientPing:
         else:
             self.answers[base] = False
 
+    def reachable(self, base):
+        """Whether the client still has a top-level window to ask."""
+        return self._top_level(base) is not None
+
     def _top_level(self, base):
         """The client's managed top-level window (its last in the client list), or None."""
         self.tracker.refresh()

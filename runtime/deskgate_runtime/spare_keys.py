@@ -190,7 +190,7 @@ class SparePool:
                     self.typed_into[base] = (stamp, now)
                 continue
             stamp, asked_at = asked
-            if self.ping.answered(stamp):
+            if self.ping.answered(stamp) or not self.ping.reachable(base):  # or it is gone
                 del self.typed_into[base]
             elif now - asked_at > RESTORE_PATIENCE_S:
                 self.ping.gave_up(base, RESTORE_PATIENCE_S)

@@ -40,6 +40,18 @@ def chords(spec):
     return out
 
 
+def keyboard_map(display):
+    """The X server's whole core keyboard map, read over a connection of its own."""
+    from Xlib import display as xdisplay
+    d = xdisplay.Display(display)
+    try:
+        info = d.display.info
+        return [list(r) for r in d.get_keyboard_mapping(
+            info.min_keycode, info.max_keycode - info.min_keycode + 1)]
+    finally:
+        d.close()
+
+
 def wait_until(predicate, timeout=5.0, interval=0.02):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import Probe, focus_text
+from conftest import Probe, focus_text, keyboard_map, wait_until
 
 SLOW_CLASS = "DeskgateSlowProbe"
 SLOW_KEY_MS = 4  # per key press: 40 keys take 160 ms to handle, the old guess allowed 25 ms
@@ -70,3 +70,18 @@ def test_borrowed_keycodes_stay_bound_until_a_frozen_client_has_handled_its_keys
         probe.proc.send_signal(signal.SIGCONT)
         probe.proc.terminate()
         probe.proc.wait(5)
+
+
+def test_a_client_that_goes_away_unanswered_does_not_hold_back_the_restore(rt, desktop):
+    probe = Probe(desktop, name="leaving-probe", geometry="500x300+160+160",
+                  **{"class": "DeskgateLeavingProbe"})
+    before = keyboard_map(desktop.display)
+    focus_text(rt, probe, "DeskgateLeavingProbe")
+    probe.proc.send_signal(signal.SIGSTOP)
+    assert rt.call("type", text="日本語✓") == {"typed": 4}
+    time.sleep(0.8)  # the runtime went idle and asked the frozen client: no answer
+    assert keyboard_map(desktop.display) != before  # still borrowed
+    probe.proc.kill()
+    probe.proc.wait(5)
+    # Well within the 10 s it would wait for a client that is still there.
+    assert wait_until(lambda: keyboard_map(desktop.display) == before, 3)

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from conftest import chords, wait_until
+from conftest import chords, keyboard_map, wait_until
 
 CJK = "日本語中文字符漢字測試東京大阪京都北海道沖縄九州四国山川海空雨雪花鳥風月春夏秋冬"
 
@@ -148,17 +148,6 @@ def test_release_all_releases_held_keys(rt, probe, focused):
                           since)
     rt.call("key", chords=chords("y"))
     assert probe.wait_text("y", since)
-
-
-def keyboard_map(display):
-    from Xlib import display as xdisplay
-    d = xdisplay.Display(display)
-    try:
-        info = d.display.info
-        return [list(r) for r in d.get_keyboard_mapping(
-            info.min_keycode, info.max_keycode - info.min_keycode + 1)]
-    finally:
-        d.close()
 
 
 def test_spare_keycodes_are_restored(rt, probe, focused, desktop):
