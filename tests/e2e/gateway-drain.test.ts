@@ -32,6 +32,7 @@ after(async () => {
 interface Answer {
   status: number;
   connection: string | undefined;
+  keepAlive: string | undefined;
   reusedSocket: boolean;
   body: string;
 }
@@ -42,7 +43,7 @@ function get(url: URL, agent: http.Agent | false, key: string): Promise<Answer> 
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, reusedSocket: request.reusedSocket, body }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, keepAlive: response.headers['keep-alive'], reusedSocket: request.reusedSocket, body }));
     });
     request.on('error', reject);
   });
@@ -55,6 +56,22 @@ function refusesNewConnections(url: URL): Promise<boolean> {
     (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED',
   );
 }
+
+test('an idle kept-alive connection stays open 65 s, longer than the proxies in front keep theirs (Node closes at 5 s)', async () => {
+  const sessions = new URL('/v1/sessions', stack.mcpUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const first = await get(sessions, agent, stack.operatorKey);
+    assert.equal(first.status, 200, first.body);
+    assert.equal(first.keepAlive, 'timeout=65');
+    await sleep(6000);
+    const later = await get(sessions, agent, stack.operatorKey);
+    assert.ok(later.reusedSocket, 'the connection left idle for 6 s was closed');
+    assert.equal(later.status, 200, later.body);
+  } finally {
+    agent.destroy();
+  }
+});
 
 test('a request on a kept-alive connection during the drain is answered, then its connection closed', async () => {
   const sessions = new URL('/v1/sessions', stack.mcpUrl);

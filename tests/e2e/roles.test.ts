@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,19 +210,26 @@ test('an admin makes keys with a role for its tenant; other roles cannot touch k
 });
 
 test('the keys CLI creates keys with a role', async () => {
+  // Run without blocking this process: a loop blocked for seconds (the CLI starting) misses the
+  // gateway closing an idle keep-alive connection, and the next fetch goes out on it and fails.
   const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', `${repoRoot}services/gateway/src/cli/keys.ts`, ...args], { env: { ...process.env, REDIS_URL: stack.redisUrl }, encoding: 'utf8' });
-  const made = cli('create', TENANT, '--role', 'operator', 'from', 'the', 'cli');
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const argv = ['--import', 'tsx', `${repoRoot}services/gateway/src/cli/keys.ts`, ...args];
+      execFile(process.execPath, argv, { env: { ...process.env, REDIS_URL: stack.redisUrl }, encoding: 'utf8' }, (error, stdout, stderr) =>
+        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      );
+    });
+  const made = await cli('create', TENANT, '--role', 'operator', 'from', 'the', 'cli');
   assert.equal(made.status, 0, made.stderr);
   const { key, role } = JSON.parse(made.stdout) as { key: string; role: string };
   assert.equal(role, 'operator');
   assert.equal((await api('/v1/killswitch', key)).status, 200);
-  const agentKey = JSON.parse(cli('create', TENANT).stdout) as { key: string; role: string };
+  const agentKey = JSON.parse((await cli('create', TENANT)).stdout) as { key: string; role: string };
   assert.equal(agentKey.role, 'agent', 'the role defaults to agent');
-  const bad = cli('create', TENANT, '--role', 'root');
+  const bad = await cli('create', TENANT, '--role', 'root');
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /a role is one of: agent, approver, operator, admin/);
-  const listed = cli('list', TENANT);
+  const listed = await cli('list', TENANT);
   assert.match(listed.stdout, /"label":"from the cli"/);
   assert.ok(!listed.stdout.includes('dg_'), 'no key is listed');
 });

@@ -82,6 +82,17 @@ const server = serve({ fetch, hostname: config.host, port: config.port }, (info)
   log.child({}, { level: 'info' }).info({ url: `http://${host}:${info.port}/mcp` }, 'gateway listening');
 });
 
+/**
+ * How long a kept-alive connection may sit idle before the gateway closes it. Longer than the
+ * idle timeouts of the proxies and load balancers in front of it (ingress-nginx keeps upstream
+ * connections 60 s by default, as do AWS load balancers) and of HTTP clients' pools: whoever closes an
+ * idle connection must be the client side, or a request it sends just then on a connection the
+ * gateway closed fails (a 502 from the proxy, "fetch failed" from a client). Node's own is 5 s.
+ */
+const KEEP_ALIVE_MS = 65_000;
+const httpServer = server as unknown as { keepAliveTimeout: number };
+httpServer.keepAliveTimeout = KEEP_ALIVE_MS;
+
 server.on('request', (_request, response) => {
   inFlight++;
   response.once('close', () => inFlight--);
@@ -110,20 +121,20 @@ handleStopSignals({
     net.Server.prototype.close.call(server);
     // The action channel keeps reading replies while requests in flight finish; connections
     // without a request stay a moment, for one already on its way.
-    const httpServer = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+    const connections = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
     const waitUntil = performance.now() + drainMs;
     const graceUntil = performance.now() + Math.min(drainMs, IDLE_CONNECTION_GRACE_MS);
     let idleClosed = false;
     while ((inFlight > 0 || performance.now() < graceUntil) && performance.now() < waitUntil) {
       if (!idleClosed && performance.now() >= graceUntil) {
         // From here no request can arrive: busy connections close after their answer.
-        httpServer.closeIdleConnections?.();
+        connections.closeIdleConnections?.();
         idleClosed = true;
       }
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     if (drainMs > 0) log.info({ cutOff: inFlight, ms: Math.round(performance.now() - started) }, inFlight > 0 ? `drain: ${inFlight} requests still running were cut off` : 'drain: every request in flight finished');
-    httpServer.closeAllConnections?.();
+    connections.closeAllConnections?.();
     // Closing the queues talks to Redis, which may be gone (a sandbox's Ctrl-C): a second at most.
     await withinMs(Promise.all([actions.close(), lifecycle.close()]), 1000);
     redis.disconnect();
