@@ -57,28 +57,31 @@ function refusesNewConnections(url: URL): Promise<boolean> {
   );
 }
 
-test('an idle kept-alive connection stays open 65 s, longer than the proxies in front keep theirs (Node closes at 5 s)', async () => {
+/** Runs `use` with one kept-alive connection to the gateway, opened by an answered GET /v1/sessions. */
+async function overKeptAliveConnection(use: (again: () => Promise<Answer>, first: Answer) => Promise<void>): Promise<void> {
   const sessions = new URL('/v1/sessions', stack.mcpUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const first = await get(sessions, agent, stack.operatorKey);
     assert.equal(first.status, 200, first.body);
-    assert.equal(first.keepAlive, 'timeout=65');
-    await sleep(6000);
-    const later = await get(sessions, agent, stack.operatorKey);
-    assert.ok(later.reusedSocket, 'the connection left idle for 6 s was closed');
-    assert.equal(later.status, 200, later.body);
+    await use(() => get(sessions, agent, stack.operatorKey), first);
   } finally {
     agent.destroy();
   }
-});
+}
 
-test('a request on a kept-alive connection during the drain is answered, then its connection closed', async () => {
-  const sessions = new URL('/v1/sessions', stack.mcpUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  try {
-    const first = await get(sessions, agent, stack.operatorKey);
-    assert.equal(first.status, 200, first.body);
+test('an idle kept-alive connection stays open 65 s, longer than the proxies in front keep theirs (Node closes at 5 s)', () =>
+  overKeptAliveConnection(async (again, first) => {
+    assert.equal(first.keepAlive, 'timeout=65');
+    await sleep(6000);
+    const later = await again();
+    assert.ok(later.reusedSocket, 'the connection left idle for 6 s was closed');
+    assert.equal(later.status, 200, later.body);
+  }));
+
+test('a request on a kept-alive connection during the drain is answered, then its connection closed', () =>
+  overKeptAliveConnection(async (again, first) => {
+    const sessions = new URL('/v1/sessions', stack.mcpUrl);
     assert.notEqual(first.connection, 'close');
 
     const signalled = Date.now();
@@ -90,7 +93,7 @@ test('a request on a kept-alive connection during the drain is answered, then it
     }
 
     // The connection opened before the drain carries one more request: answered, then closed.
-    const during = await get(sessions, agent, stack.operatorKey);
+    const during = await again();
     assert.ok(during.reusedSocket, 'the request went over the connection opened before the drain');
     assert.equal(during.status, 200, during.body);
     assert.equal(during.connection, 'close');
@@ -100,7 +103,4 @@ test('a request on a kept-alive connection during the drain is answered, then it
     const exitMs = Date.now() - signalled;
     assert.ok(exitMs < (DRAIN_SECONDS + 3) * 1000, `the gateway exited ${exitMs} ms after SIGTERM; its bound is the drain (${DRAIN_SECONDS} s) + 3 s`);
     assert.equal(code, 0);
-  } finally {
-    agent.destroy();
-  }
-});
+  }));
