@@ -20,7 +20,7 @@ import time
 from Xlib import X
 from Xlib.ext import xtest
 
-from .errors import Unsupported
+from .errors import DisplayError, Unsupported, X11Error
 
 log = logging.getLogger(__name__)
 
@@ -168,8 +168,10 @@ class SparePool:
         starved on a loaded machine — would read them with the keycodes given back)."""
         if any(self.slots.values()):
             self.restore_due = time.monotonic() + DEFERRED_RESTORE_S
-            # Keys went out since any ping asked: (re)ask behind them.
-            self.typed_into[self._target_client_base()] = None
+            try:  # keys went out since any ping asked: (re)ask behind them
+                self.typed_into[self._target_client_base()] = None
+            except (X11Error, DisplayError):  # called in `finally`: never mask the op's own error
+                log.debug("no focus to ask before giving keycodes back", exc_info=True)
 
     def idle(self):
         if self.restore_due is not None and time.monotonic() >= self.restore_due \
