@@ -32,7 +32,7 @@ after(async () => {
 interface Answer {
   status: number;
   connection: string | undefined;
-  keepAlive: string | undefined;
+  keepAlive: string | string[] | undefined;
   reusedSocket: boolean;
   body: string;
 }
