@@ -24,7 +24,7 @@ import { actionRequest, type ActionReply, type ActionRequest } from './action-pr
 import { staleEpochMessage } from './desktop-lock.ts';
 import { keys } from './keys.ts';
 import { DeskgateRedis, isRedisUnavailable, REDIS_TIMEOUTS } from './redis-connection.ts';
-import { pipelineOf, queueScript } from './scripts.ts';
+import { multiOf, pipelineOf, queueScript } from './scripts.ts';
 import type { ReplySender } from './direct-replies/reply-sender.ts';
 
 export interface HandledAction extends Omit<ActionReply, 'id'> {
@@ -158,7 +158,7 @@ export class ActionServer {
     const resend = () => void queueReply(this.redis.multi()).exec().catch(this.onError);
     const direct = replyFirst === true && request.direct !== undefined && this.replies?.send(request.direct, line, resend) === true;
     if (direct && !persist) return;
-    const multi = this.redis.multi();
+    const multi = multiOf(this.redis); // persist may queue a script
     persist?.(multi);
     if (!direct) queueReply(multi);
     await multi.exec().catch(this.onError);

@@ -83,6 +83,7 @@ test('every script runs by SHA, and still runs after Redis lost its scripts (SCR
       reserveSession: () => scripts.reserveSession(keys.sessionsOfTenant('t'), keys.tenantSessionReservations('t'), 's', 8, Date.now(), 60_000),
       markSessionCreator: () => scripts.markSessionCreator(keys.session('t', 's'), 'k1'),
       detachDesktop: () => scripts.detachDesktop(keys.session('t', 's'), 'no-such-desktop', 'test'),
+      saveSession: () => scripts.saveSession(keys.session('t', 's'), 'no-such-desktop', Date.now(), ''),
       recordAudit: () => scripts.recordAudit(keys.audit('t', 's'), 10, 60, keys.consoleEvents('t'), '{"type":"session","session":"s"}', 'tool', 'screenshot'),
     };
     assert.deepEqual(Object.keys(calls).sort(), scriptDefinitions().map((s) => s.name).sort());

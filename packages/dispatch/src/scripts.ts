@@ -22,6 +22,7 @@ export const SCRIPT_FILES = [
   'reserveSession-2.lua',
   'markSessionCreator-1.lua',
   'detachDesktop-1.lua',
+  'saveSession-1.lua',
   'recordAudit-1.lua',
 ] as const;
 
@@ -83,8 +84,14 @@ export function pipelineOf(redis: Redis): ChainableCommander {
   return redis.pipeline();
 }
 
+/** A MULTI of this connection, on which the scripts can be queued with `queueScript`. */
+export function multiOf(redis: Redis): ChainableCommander {
+  scriptsOf(redis);
+  return redis.multi();
+}
+
 export function queueScript(pipeline: ChainableCommander, name: ScriptName, ...keysAndArgs: (string | number)[]): ChainableCommander {
   const queue = (pipeline as unknown as Record<string, ((...args: (string | number)[]) => ChainableCommander) | undefined>)[commandName(name)];
-  if (!queue) throw new Error(`script ${name} is not defined on this pipeline: make it with pipelineOf(redis)`);
+  if (!queue) throw new Error(`script ${name} is not defined on this pipeline: make it with pipelineOf(redis) or multiOf(redis)`);
   return queue.apply(pipeline, keysAndArgs);
 }

@@ -7,7 +7,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { initialSessionState, type SessionState } from '@deskgate/computer-use';
 import { queueConsoleEvent } from './console-events.ts';
 import { keys } from './keys.ts';
-import { scriptsOf } from './scripts.ts';
+import { queueScript, scriptsOf } from './scripts.ts';
 import type { SessionRef } from './names.ts';
 
 export interface SessionRecord {
@@ -62,9 +62,14 @@ export class SessionStore {
     return detached;
   }
 
-  /** Adds "used now, and (when given) this is the new state" to a transaction the caller runs. */
-  queueSave(multi: ChainableCommander, ref: SessionRef, state: SessionState | null): void {
-    multi.hset(keys.session(ref.tenant, ref.name), state ? { state: JSON.stringify(state), lastUsedAt: Date.now() } : { lastUsedAt: Date.now() });
+  /**
+   * Adds "used now, and (when given) this is the new state" to a transaction the caller runs
+   * (made with pipelineOf or after scriptsOf on its connection) — written only while the
+   * session still holds `desktopId`, so a call that ends after the session was ended or moved
+   * never brings its key back.
+   */
+  queueSave(multi: ChainableCommander, ref: SessionRef, desktopId: string, state: SessionState | null): void {
+    queueScript(multi, 'saveSession', keys.session(ref.tenant, ref.name), desktopId, Date.now(), state ? JSON.stringify(state) : '');
   }
 
   /** Forgets the desktop (it died or was released) but keeps nothing else either. */

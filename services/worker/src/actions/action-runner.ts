@@ -99,7 +99,7 @@ export function actionRunner(
       timings: { toolMs, workerMs, ...desktop.executor.takeTimings() },
       // Unchanged, the state needs no write before the caller's next call: the reply may go
       // straight to the gateway (the host keeps lastUsedAt).
-      ...(changed ? { persist: (multi: ChainableCommander) => sessions.queueSave(multi, owner, state) } : { replyFirst: true }),
+      ...(changed ? { persist: (multi: ChainableCommander) => sessions.queueSave(multi, owner, desktop.id, state) } : { replyFirst: true }),
     };
   };
 }

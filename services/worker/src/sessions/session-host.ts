@@ -181,7 +181,7 @@ export class SessionHost {
         else if (!this.failure) {
           reply.replyFirst = true; // lastUsedAt at most: nothing the next call reads
           if (now - this.lastUsedSaved >= LAST_USED_SAVE_MS) {
-            reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, null);
+            reply.persist = (multi) => this.services.sessions.queueSave(multi, this.ref, this.desktop.id, null);
             this.lastUsedSaved = now;
           }
         }
