@@ -49,7 +49,7 @@ before(async () => {
   origin2 = originOf(stack.mcpUrls[1]!);
   browser = await launchChromium();
   agent = await connect('2026-07-28', `${stack.mcpUrl}/${SESSION}`, stack.apiKey);
-  const granted = await agent.call('request_access', { apps: ['DeskgateProbe'], reason: 'console end-to-end test' });
+  const granted = await agent.call('request_access', { apps: ['DeskgateProbe'], reason: 'console end-to-end test', clipboardRead: true, clipboardWrite: true });
   assert.ok(!granted.isError, textOf(granted));
   probe = await Probe.start(await desktopOf(redis, stack.tenant, SESSION), { geometry: '800x600+100+80', color: '#3366cc' });
 });
@@ -191,9 +191,21 @@ describe('signed in as an operator', () => {
     const natural = await screen.evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight]);
     const [cx, cy] = [button.x + button.width / 2, button.y + button.height / 2];
     await page.mouse.click(box.x + (cx * box.width) / natural[0]!, box.y + (cy * box.height) / natural[1]!);
-    const pressed = await probe.waitFor((event) => event.type === 'button', 10_000, mark);
+    const pressed = await probe.waitFor((event) => event.type === 'button', 10_000, mark).catch(async (error: Error) => {
+      throw new Error(`${error.message}; the page's status: ${await page.textContent('#drive-status')}`);
+    });
     assert.equal(pressed.name, 'click_me');
     await page.waitForSelector('#drive-status >> text=left_click done');
+    // Statuses come and go above the picture, short or long (a refusal, the clipboard read back):
+    // it never moves under the pointer (a status line appearing once sent a click 54 px too high).
+    const copied = 'a line of clipboard text long enough to wrap on any screen; '.repeat(8);
+    await page.fill('input[aria-label="Clipboard text"]', copied);
+    await page.press('input[aria-label="Clipboard text"]', 'Enter');
+    await page.waitForSelector('#drive-status >> text=write_clipboard done');
+    await page.click('button >> text=Read clipboard');
+    await page.waitForSelector('#drive-status >> text=read_clipboard done');
+    assert.equal(await page.inputValue('#clipboard-text'), copied);
+    assert.deepEqual(await screen.boundingBox(), box);
     await keepScreenshot(page, 'takeover');
 
     await page.click('#hand-back');

@@ -1,7 +1,9 @@
 // A session live, and takeover: the person watches the screen as it changes, may share a
 // view-only link, takes the desktop's lock, drives it with the mouse, the keyboard and the
 // clipboard through the same gates as the agent (each action audited as theirs), and hands it
-// back. A click on the live picture is a click at the same spot of the desktop.
+// back. A click on the live picture is a click at the same spot of the desktop, so nothing
+// above the picture changes height while the person drives: statuses come and go in a line
+// of their own.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { html } from '../html.js';
@@ -16,6 +18,7 @@ export function Drive({ session, canDrive }) {
   const [frame, setFrame] = useState(null);
   const [status, setStatus] = useState('');
   const [share, setShare] = useState(null);
+  const [clipboard, setClipboard] = useState(null);
   const renewTimer = useRef(null);
 
   useEffect(() => () => clearInterval(renewTimer.current), []);
@@ -25,7 +28,9 @@ export function Drive({ session, canDrive }) {
       const result = await api(`${base}/act`, { method: 'POST', body: { tool, args } });
       const image = imageOf(result);
       if (image) setFrame(`data:${image.mimeType};base64,${image.data}`);
-      setStatus(result.isError ? `${tool} refused: ${textOf(result)}` : `${tool} done. ${tool === 'read_clipboard' ? textOf(result) : ''}`);
+      const clipboard = tool === 'read_clipboard' && !result.isError ? textOf(result) : null;
+      if (clipboard !== null) setClipboard(clipboard);
+      setStatus(result.isError ? `${tool} refused: ${textOf(result)}` : `${tool} done.${clipboard !== null ? ` ${clipboard.length} characters, shown under the picture.` : ''}`);
       return result;
     } catch (e) {
       setStatus(e.message);
@@ -75,6 +80,7 @@ export function Drive({ session, canDrive }) {
       <form class="inline" onSubmit=${submit('write_clipboard', 'text')}><input name="text" placeholder="Clipboard text" aria-label="Clipboard text" /><button>Set clipboard</button></form>
       <button onClick=${() => act('read_clipboard')}>Read clipboard</button>
       <button onClick=${() => act('screenshot')}>Refresh</button>`}
-    ${status && html`<p class="notice" role="status" id="drive-status">${status}</p>`}
-    <${LiveScreen} url=${`/console/api${base}/live`} onClick=${click} fallback=${frame} />`;
+    <p class="status-line notice" role="status" id="drive-status" title=${status}>${status}</p>
+    <${LiveScreen} url=${`/console/api${base}/live`} onClick=${click} fallback=${frame} />
+    ${clipboard !== null && html`<p><label>The clipboard, as last read<br /><textarea id="clipboard-text" readonly rows="4" cols="100" value=${clipboard} /></label></p>`}`;
 }

@@ -31,7 +31,7 @@ export function LiveScreen({ url, onClick, fallback }) {
   }, [url]);
   const shown = frame ?? fallback;
   return html`<div class="live">
-    ${state && html`<p class="notice" id="live-state">${state}</p>`}
+    <p class="status-line" id="live-state">${state}</p>
     ${shown && html`<img id="screen" ref=${img} class="screen" src=${shown} alt="The desktop, live" onClick=${onClick} onContextMenu=${(e) => (e.preventDefault(), onClick?.(e))} />`}
   </div>`;
 }
