@@ -238,7 +238,7 @@ describe('signed in as an operator', () => {
     assert.ok(body.entries.some((e) => e.actor.type === 'person') && body.entries.some((e) => e.actor.type === 'agent'));
   });
 
-  test('timeline frames are paired with their call by id: two screenshots answered together each get their own frame', async () => {
+  test('timeline frames are paired with their call by id: two screenshots answered together each get a frame taken after it', async () => {
     const [a, b] = await Promise.all([agent.call('screenshot'), agent.call('screenshot')]);
     assert.ok(!a.isError && !b.isError, `${textOf(a)} ${textOf(b)}`);
     const cookie = await cookieHeader(context, origin);
@@ -253,11 +253,12 @@ describe('signed in as an operator', () => {
     assert.deepEqual(newest.map((e) => e.tool), ['screenshot', 'screenshot']);
     for (const entry of newest) assert.match(entry.actionId ?? '', /^[0-9a-f-]{36}$/, 'every audited call has an id');
     assert.notEqual(newest[0]!.actionId, newest[1]!.actionId);
-    assert.notEqual(newest[0]!.frameId, newest[1]!.frameId, 'each call its own frame');
-    // Each frame was kept by the worker under the id of the call the entry records.
+    // Each entry's frame was kept by the worker naming the id of the call the entry records (one
+    // frame may name both: frames are taken at most 5 a second, after every call answered since).
     const frames = await redis.xrange(`deskgate:audit:${stack.tenant}:${SESSION}:frames`, '-', '+');
-    const actionOfFrame = new Map(frames.map(([id, fields]) => [id, fields[fields.indexOf('action') + 1]]));
-    for (const entry of newest) assert.equal(actionOfFrame.get(entry.frameId!), entry.actionId);
+    const actionsOf = (fields: string[]) => (fields.includes('actions') ? (JSON.parse(fields[fields.indexOf('actions') + 1]!) as string[]) : []);
+    const actionsOfFrame = new Map(frames.map(([id, fields]) => [id, actionsOf(fields)]));
+    for (const entry of newest) assert.ok(actionsOfFrame.get(entry.frameId!)?.includes(entry.actionId!), `frame ${entry.frameId} names call ${entry.actionId}`);
   });
 
   test('kill switch: flipped in the page, the agent is refused, the page says who flipped it and when', async () => {

@@ -1,24 +1,39 @@
 /**
- * A small frame of the screen after each call of a session, for the console's audit timeline:
- * the worker adds one (320×200 JPEG, a few KB) once the call is answered, under the call's id
- * on the action channel; the audit entry carries the same id, and the gateway pairs the two by
- * it. Storage is bounded per session: a stream capped
- * at FRAMES_PER_SESSION entries (the newest kept), expiring with the audit log.
+ * A small frame of the screen after the calls of a session, for the console's audit timeline:
+ * the worker adds one (320×200 JPEG, a few KB) once calls are answered — at most 5 a second
+ * (timeline-recorder.ts), so one frame is often taken after several calls — naming the ids of
+ * every call it was taken after (their ids on the action channel); each audit entry carries its
+ * call's id, and the gateway pairs the two by it. One entry per frame, not per call: a burst of
+ * fast calls stores the JPEG once instead of once per call. Storage is bounded per session: a
+ * stream capped at AUDIT_FRAMES.perSession frames (the newest kept), expiring with the audit log.
  */
 import type { Redis } from 'ioredis';
 import { AUDIT_DEFAULTS } from './audit-log.ts';
 import { keys } from './keys.ts';
 
-export const AUDIT_FRAMES = { perSession: 100, width: 320, height: 200, quality: 50 } as const;
+export const AUDIT_FRAMES = { perSession: 100, width: 320, height: 200, quality: 50, maxCallsPerFrame: 100 } as const;
 
 export interface AuditFrame {
   id: string;
-  /** The id of the call the frame was taken after (absent in frames kept before calls had ids). */
-  actionId?: string;
+  /** The calls the frame was taken after (empty in frames kept before calls had ids). */
+  actionIds: string[];
+  /** The tool of the last of those calls. */
   tool: string;
-  /** When the worker answered the call (epoch ms). */
+  /** When the worker answered the last of those calls (epoch ms). */
   at: number;
   jpeg: Buffer;
+}
+
+/** The call ids of a stored frame: `actions` (a JSON array), or `action` (one id) as frames were kept before frames were shared. */
+function actionIdsOf(fields: Record<string, Buffer>): string[] {
+  if (fields.action) return [fields.action.toString()];
+  if (!fields.actions) return [];
+  try {
+    const ids: unknown = JSON.parse(fields.actions.toString());
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 export class AuditFrames {
@@ -27,15 +42,18 @@ export class AuditFrames {
     private readonly ttlSeconds: number = AUDIT_DEFAULTS.ttlSeconds,
   ) {}
 
-  /** One frame kept under each of these calls (a frame taken after all of them), in one round trip. */
+  /** One frame taken after these calls (the last `maxCallsPerFrame` of them), kept once under all their ids, in one round trip. */
   async add(tenant: string, session: string, calls: { actionId: string; tool: string; at: number }[], jpeg: Buffer): Promise<void> {
-    if (calls.length === 0) return;
+    const named = calls.slice(-AUDIT_FRAMES.maxCallsPerFrame);
+    const last = named.at(-1);
+    if (!last) return;
     const key = keys.auditFrames(tenant, session);
-    const multi = this.redis.multi();
-    for (const call of calls.slice(-AUDIT_FRAMES.perSession)) {
-      multi.xadd(key, 'MAXLEN', '=', AUDIT_FRAMES.perSession, '*', 'action', call.actionId, 'tool', call.tool, 'at', String(call.at), 'jpeg', jpeg);
-    }
-    await multi.expire(key, this.ttlSeconds).exec();
+    const actions = JSON.stringify(named.map((call) => call.actionId));
+    await this.redis
+      .multi()
+      .xadd(key, 'MAXLEN', '=', AUDIT_FRAMES.perSession, '*', 'actions', actions, 'tool', last.tool, 'at', String(last.at), 'jpeg', jpeg)
+      .expire(key, this.ttlSeconds)
+      .exec();
   }
 
   /** The session's frames, newest first. */
@@ -44,7 +62,7 @@ export class AuditFrames {
     return rows.map(([id, flat]) => {
       const f: Record<string, Buffer> = {};
       for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!.toString()] = flat[i + 1]!;
-      return { id: id.toString(), ...(f.action ? { actionId: f.action.toString() } : {}), tool: f.tool?.toString() ?? '', at: Number(f.at?.toString()), jpeg: f.jpeg ?? Buffer.alloc(0) };
+      return { id: id.toString(), actionIds: actionIdsOf(f), tool: f.tool?.toString() ?? '', at: Number(f.at?.toString()), jpeg: f.jpeg ?? Buffer.alloc(0) };
     });
   }
 
@@ -59,16 +77,17 @@ export class AuditFrames {
 }
 
 /**
- * The frame of an audited call: the one kept under the call's id. Entries and frames from
+ * The frame of an audited call: the one that names the call's id. Entries and frames from
  * before calls had ids are paired the old way — the frame of the same tool answered within the
  * call's span, the nearest when several fit — which two calls of one tool close together can
  * confuse; a frame with an id is never paired by time.
  */
 export function frameOfCall(frames: AuditFrame[], entry: { actionId?: string; tool: string; at: number; ms: number }, slackMs = 250): AuditFrame | undefined {
-  if (entry.actionId !== undefined) return frames.find((frame) => frame.actionId === entry.actionId);
+  const { actionId } = entry;
+  if (actionId !== undefined) return frames.find((frame) => frame.actionIds.includes(actionId));
   let best: AuditFrame | undefined;
   for (const frame of frames) {
-    if (frame.actionId !== undefined || frame.tool !== entry.tool || frame.at < entry.at - entry.ms - slackMs || frame.at > entry.at + slackMs) continue;
+    if (frame.actionIds.length > 0 || frame.tool !== entry.tool || frame.at < entry.at - entry.ms - slackMs || frame.at > entry.at + slackMs) continue;
     if (!best || Math.abs(frame.at - entry.at) < Math.abs(best.at - entry.at)) best = frame;
   }
   return best;
