@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AUDIT_FRAMES, AuditFrames, frameOfCall } from './audit-frames.ts';
+import { AUDIT_FRAMES, AuditFrames, frameOfCall, pairFrames } from './audit-frames.ts';
 import { keys } from './keys.ts';
 import { AuditLog } from './audit-log.ts';
 import { usePrivateRedis } from './test-support/private-redis.ts';
@@ -19,7 +19,7 @@ test('two calls of one tool answered in the same millisecond each get their own 
   const kept = await frames.list('acme', 'main');
   const entries = await log.read('acme', 'main');
   assert.deepEqual(entries.map((e) => e.actionId), ['b', 'a'], 'the audit entry keeps its id');
-  const paired = entries.map((entry) => frameOfCall(kept, entry));
+  const paired = entries.map(pairFrames(kept));
   assert.deepEqual(paired.map((frame) => frame?.actionIds), [['b'], ['a']]);
   assert.deepEqual(await frames.get('acme', 'main', paired[1]!.id), jpeg(1), 'a\'s frame is the one taken after a');
   assert.notEqual(paired[0]!.id, paired[1]!.id);

@@ -76,15 +76,27 @@ export class AuditFrames {
   }
 }
 
+type AuditedCall = { actionId?: string; tool: string; at: number; ms: number };
+
 /**
- * The frame of an audited call: the one that names the call's id. Entries and frames from
- * before calls had ids are paired the old way — the frame of the same tool answered within the
- * call's span, the nearest when several fit — which two calls of one tool close together can
- * confuse; a frame with an id is never paired by time.
+ * Pairs audited calls with their frames: the frame that names the call's id (indexed once, for
+ * the many entries of a timeline). Entries and frames from before calls had ids are paired the
+ * old way — the frame of the same tool answered within the call's span, the nearest when several
+ * fit — which two calls of one tool close together can confuse; a frame with ids is never paired
+ * by time.
  */
-export function frameOfCall(frames: AuditFrame[], entry: { actionId?: string; tool: string; at: number; ms: number }, slackMs = 250): AuditFrame | undefined {
-  const { actionId } = entry;
-  if (actionId !== undefined) return frames.find((frame) => frame.actionIds.includes(actionId));
+export function pairFrames(frames: AuditFrame[], slackMs = 250): (entry: AuditedCall) => AuditFrame | undefined {
+  const byCall = new Map<string, AuditFrame>();
+  for (const frame of frames) for (const id of frame.actionIds) if (!byCall.has(id)) byCall.set(id, frame);
+  return (entry) => (entry.actionId !== undefined ? byCall.get(entry.actionId) : byTime(frames, entry, slackMs));
+}
+
+/** The frame of one audited call (pairFrames, for a single entry). */
+export function frameOfCall(frames: AuditFrame[], entry: AuditedCall, slackMs = 250): AuditFrame | undefined {
+  return pairFrames(frames, slackMs)(entry);
+}
+
+function byTime(frames: AuditFrame[], entry: AuditedCall, slackMs: number): AuditFrame | undefined {
   let best: AuditFrame | undefined;
   for (const frame of frames) {
     if (frame.actionIds.length > 0 || frame.tool !== entry.tool || frame.at < entry.at - entry.ms - slackMs || frame.at > entry.at + slackMs) continue;

@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { AUDIT_DEFAULTS, AuditFrames, frameOfCall, type AuditLog } from '@deskgate/dispatch';
+import { AUDIT_DEFAULTS, AuditFrames, pairFrames, type AuditLog } from '@deskgate/dispatch';
 import { CAN } from '../auth/roles.ts';
 import { ApiError } from '../http/api-error.ts';
 import { requireRole } from '../middleware/require-role/index.ts';
@@ -25,8 +25,9 @@ async function timeline(c: Context<ConsoleEnv>, audit: AuditLog, frames: AuditFr
   if (!query.success) throw new ApiError(400, 'bad_query', query.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
   const { kind, count } = query.data;
   const [read, kept] = await Promise.all([audit.read(c.var.principal.tenant, session, { count }), frames.list(c.var.principal.tenant, session)]);
+  const frameOf = pairFrames(kept);
   const entries = read
-    .map((entry) => ({ ...entry, actor: actorOf(entry.controller, entry.keyId), frameId: frameOfCall(kept, entry)?.id ?? null }))
+    .map((entry) => ({ ...entry, actor: actorOf(entry.controller, entry.keyId), frameId: frameOf(entry)?.id ?? null }))
     .filter((entry) => kind === undefined || (kind === 'ok' ? entry.outcome === 'ok' : entry.kind === kind));
   return { session, kind: kind ?? null, entries };
 }
