@@ -5,6 +5,7 @@ ensure_debian_packages() {
   local what=$1; shift
   local missing=() pkg
   for pkg in "$@"; do
+    [[ " ${missing[*]} " == *" $pkg "* ]] && continue # named twice (a helper's APT_PACKAGES and the main list)
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
