@@ -104,13 +104,20 @@ class Desktop:
             f"cannot connect to Xvfb on {self.display}"
         if not wm:
             return
-        for _ in range(3):  # openbox occasionally fails to open a just-started display
+        # openbox occasionally fails to open a just-started display ("Failed to open the display
+        # from the DISPLAY environment variable"; a fresh machine's run saw it three times in a
+        # row while xprop had just connected): tried again, further apart each time.
+        for attempt in range(5):
+            if attempt:
+                time.sleep(0.25 * 2 ** attempt)  # 0.5, 1, 2, 4 s
             openbox = self._spawn(["openbox", "--sm-disable"], "openbox")
             if wait_until(lambda: openbox.poll() is not None
                           or self._has_root_prop("_NET_SUPPORTING_WM_CHECK"), 20) \
                     and openbox.poll() is None and self._wm_manages_windows():
                 return
-        raise AssertionError("openbox did not start: " + (self.tmp / "openbox.log").read_text())
+        reachable = self._has_root_prop("WM_NAME") is not None
+        raise AssertionError(f"openbox did not start (xprop {'reaches' if reachable else 'cannot reach'} "
+                             f"{self.display}): " + (self.tmp / "openbox.log").read_text())
 
     def _wm_manages_windows(self, timeout=10.0):
         """openbox announces itself before its event loop runs, and a window mapped in between

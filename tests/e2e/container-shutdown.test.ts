@@ -35,11 +35,25 @@ const runDirOf = (container: string) => docker('inspect', '-f', '{{range .Mounts
 /** Lets a gated desktop start. */
 const letStart = (container: string) => writeFileSync(join(runDirOf(container), 'go'), '');
 
-/** Polls until a container of this suite's worker that is not in `known` exists; returns it. */
+/**
+ * Whether the engine answers `docker inspect` for a container. One that `docker ps -a` lists
+ * may not be inspectable yet: the engine lists a container while it is still being created
+ * (seen on a fresh machine: listed, then "No such object", then there 30 ms later).
+ */
+function inspectable(container: string): boolean {
+  try {
+    execFileSync('docker', ['inspect', '-f', '{{.Id}}', container], { stdio: 'pipe', timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until a container of this suite's worker that is not in `known` exists (and can be inspected); returns it. */
 async function newContainer(known: string[], withinMs = 30_000): Promise<string> {
   const until = Date.now() + withinMs;
   for (;;) {
-    const fresh = desktopContainers().find((id) => !known.includes(id));
+    const fresh = desktopContainers().find((id) => !known.includes(id) && inspectable(id));
     if (fresh) return fresh;
     if (Date.now() > until) assert.fail(`no new desktop container of ${WORKER_ID} within ${withinMs / 1000} s`);
     await sleep(100);
