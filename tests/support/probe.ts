@@ -4,9 +4,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { repoRoot } from '../../scripts/lib/stack.ts';
 import { onDisplay, xTarget, type XTarget } from './desktops.ts';
 
@@ -34,6 +34,12 @@ export interface ReadyEvent {
   color_area: Rect;
 }
 
+/** The probes' event folders, removed when the test process exits (a full run used to leave ~40 in /tmp). */
+const eventFolders = new Set<string>();
+process.once('exit', () => {
+  for (const folder of eventFolders) rmSync(folder, { recursive: true, force: true });
+});
+
 export class Probe {
   private constructor(
     readonly process: ChildProcess,
@@ -47,6 +53,7 @@ export class Probe {
     options: { color?: string; geometry?: string; title?: string; wmClass?: string; xauthority?: string; slowRepaint?: boolean; steadyCaret?: boolean } = {},
   ): Promise<Probe> {
     const eventsFile = join(mkdtempSync(join(tmpdir(), 'deskgate-probe-')), 'events.jsonl');
+    eventFolders.add(dirname(eventsFile));
     const x = xTarget(target);
     const { file, args, env } = onDisplay({ ...x, ...(options.xauthority ? { xauthority: options.xauthority } : {}) }, [
       '/usr/bin/python3',
