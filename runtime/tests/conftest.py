@@ -115,6 +115,9 @@ class Desktop:
                           or self._has_root_prop("_NET_SUPPORTING_WM_CHECK"), 20) \
                     and openbox.poll() is None and self._wm_manages_windows():
                 return
+            if openbox.poll() is None:  # up but not managing windows: not left beside the next one
+                openbox.terminate()
+                openbox.wait(5)
         reachable = self._has_root_prop("WM_NAME") is not None
         raise AssertionError(f"openbox did not start (xprop {'reaches' if reachable else 'cannot reach'} "
                              f"{self.display}): " + (self.tmp / "openbox.log").read_text())
