@@ -17,6 +17,8 @@ export interface TimedCall {
   timings: Timings;
   isError: boolean;
   text: string;
+  /** The base64 data of the answer's first image block, if it has one. */
+  image?: string;
 }
 
 export interface BenchClient {
@@ -30,7 +32,7 @@ export interface BenchClient {
 
 interface RawResult {
   isError?: boolean;
-  content?: { type: string; text?: string }[];
+  content?: { type: string; text?: string; data?: string }[];
   _meta?: Record<string, unknown>;
 }
 
@@ -50,7 +52,8 @@ export async function connectBench(url: string, apiKey: string): Promise<BenchCl
     const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as RawResult;
     const ms = performance.now() - started;
     const text = (result.content ?? []).map((block) => (block.type === 'text' ? (block.text ?? '') : `[${block.type}]`)).join(' ');
-    return { ms, timings: (result._meta?.['deskgate/timings'] as Timings | undefined) ?? {}, isError: result.isError === true, text };
+    const image = (result.content ?? []).find((block) => block.type === 'image')?.data;
+    return { ms, timings: (result._meta?.['deskgate/timings'] as Timings | undefined) ?? {}, isError: result.isError === true, text, ...(image ? { image } : {}) };
   };
   // Every bench session works on the desktop's xterm (full tier under BENCH_POLICY_FILE).
   const access = await call('request_access', { apps: ['xterm'], reason: 'benchmark' });
@@ -70,4 +73,21 @@ export async function connectBench(url: string, apiKey: string): Promise<BenchCl
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * Screenshots until two in a row show the same screen, so the last one — which the staleness
+ * gate judges later clicks against — shows what the clicks will land on (an xterm still
+ * printing would have them refused as stale). At most `timeoutMs`.
+ */
+export async function screenshotWhenStill(client: BenchClient, timeoutMs = 20_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  let previous: string | undefined;
+  while (performance.now() < until) {
+    const { image } = await client.ok('screenshot');
+    if (image !== undefined && image === previous) return;
+    previous = image;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`the screen did not settle within ${timeoutMs / 1000} s`);
 }

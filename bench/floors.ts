@@ -5,8 +5,10 @@
  * in-process XTest click.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { repoRoot } from '../scripts/lib/stack.ts';
+import type { DesktopFacts } from '../tests/support/desktops.ts';
 import type { BenchClient } from './client.ts';
 import { sample, summarize, type Summary } from './stats.ts';
 
@@ -36,9 +38,25 @@ export interface CaptureFloor {
   raw: Record<string, unknown>;
 }
 
-export async function captureFloor(display: string, iterations: number): Promise<CaptureFloor> {
+/** The real and group ids a process runs as (from /proc). */
+function idsOf(pid: number): { uid: number; gid: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1]);
+  return { uid: field('Uid'), gid: field('Gid') };
+}
+
+/**
+ * The capture helper's own bench on a session's desktop, run as that desktop's capture helper
+ * runs: as its user (a desktop's Xvfb refuses MIT-SHM segments of another user — root's
+ * included — with BadAccess) and with its X cookie.
+ */
+export async function captureFloor(desktop: Pick<DesktopFacts, 'display' | 'xauthority' | 'capturePid'>, iterations: number): Promise<CaptureFloor> {
   const bin = `${repoRoot}helpers/linux-capture/target/release/deskgate-capture`;
-  const { stdout } = await run(bin, ['bench', '--display', display, '--iterations', String(iterations)], { maxBuffer: 1 << 20 });
+  const args = ['bench', '--display', desktop.display, '--iterations', String(iterations)];
+  const env = { ...process.env, ...(desktop.xauthority ? { XAUTHORITY: desktop.xauthority } : {}) };
+  const asHelper = desktop.capturePid > 0 ? idsOf(desktop.capturePid) : undefined;
+  const [command, ...argv] = asHelper && asHelper.uid !== process.getuid?.() ? ['setpriv', `--reuid=${asHelper.uid}`, `--regid=${asHelper.gid}`, '--clear-groups', bin, ...args] : [bin, ...args];
+  const { stdout } = await run(command!, argv, { env, maxBuffer: 1 << 20 });
   const raw = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
   const stages: CaptureFloor['stages'] = {};
   for (const [key, value] of Object.entries(raw)) if (key.endsWith('_ms')) stages[key] = value as { p50: number; p90: number } | null;

@@ -13,7 +13,8 @@ import { targetImageSize } from '@deskgate/computer-use';
 import { Redis } from 'ioredis';
 import { readWorkerCapacities } from '@deskgate/dispatch';
 import { repoRoot, startStack, type Stack } from '../scripts/lib/stack.ts';
-import { BENCH_POLICY_FILE, connectBench, type BenchClient } from './client.ts';
+import type { DesktopFacts } from '../tests/support/desktops.ts';
+import { BENCH_POLICY_FILE, connectBench, screenshotWhenStill, type BenchClient } from './client.ts';
 import { stackPidGroups, startCpuMeter } from './cpu.ts';
 import { desktopMemory, memoryOf, sessionDesktop, showContent } from './desktop.ts';
 import { breakdown, measureAction, TYPE_TEXT, type ActionRun } from './e2e.ts';
@@ -93,14 +94,15 @@ process.on('SIGINT', () => {
   void cleanup().finally(() => process.exit(130));
 });
 
-/** A session with one screenshot taken (so coordinates are valid) and text on its screen. */
-async function mainSession(stack: Stack, name: string): Promise<{ client: BenchClient; display: string }> {
+/** A session with text on its screen and a screenshot of it taken once it settled (so clicks on it are judged against it). */
+async function mainSession(stack: Stack, name: string): Promise<{ client: BenchClient; display: string; facts: DesktopFacts }> {
   const client = await connectBench(`${stack.mcpUrl}/${name}`, stack.apiKey);
-  await client.ok('screenshot');
+  await client.ok('screenshot'); // starts the session's desktop
   const facts = await sessionDesktop(stack.redisUrl, stack.tenant, name);
   const xterm = await showContent(facts.display);
   cleanups.push(() => xterm.kill('SIGKILL'));
-  return { client, display: facts.display };
+  await screenshotWhenStill(client);
+  return { client, display: facts.display, facts };
 }
 
 /**
@@ -177,7 +179,7 @@ async function runSmallStack(): Promise<void> {
       progress('time to a ready desktop, cold (no warm spare): 3 new sessions');
       results.cold = await timeToReady(stack, 'cold', 3, 300);
     });
-    const { client, display } = await mainSession(stack, 'bench-main');
+    const { client, display, facts } = await mainSession(stack, 'bench-main');
     const point = clickPoint(smallImage);
     await warmUp(client, point, WARMUP_SECONDS);
 
@@ -222,7 +224,7 @@ async function runSmallStack(): Promise<void> {
     });
     await step('floor capture 1280', async () => {
       progress('floor: in-process MIT-SHM capture + JPEG (capture helper bench, 60 iterations)');
-      results.capture.small = await captureFloor(display, count(60, 10));
+      results.capture.small = await captureFloor(facts, count(60, 10));
     });
     await step('capture study', async () => {
       results.captureStudy = await measureCapture(stack, { encoderIterations: count(40, 10), settleTrials: count(6, 3) });
@@ -285,7 +287,7 @@ async function runSmallStack(): Promise<void> {
 async function runLargeStack(): Promise<void> {
   const stack = await bringUp(LARGE, { DESKGATE_MAX_DESKTOPS: '2', DESKGATE_WARM_DESKTOPS: '0' }, 'large');
   try {
-    const { client, display } = await mainSession(stack, 'bench-large');
+    const { client, display, facts } = await mainSession(stack, 'bench-large');
     await warmUp(client, clickPoint(targetImageSize(LARGE)), WARMUP_SECONDS);
     await step('e2e screenshot 1920', async () => {
       progress(`e2e: screenshot ${LARGE.width}×${LARGE.height} (${count(300)}×)`);
@@ -293,7 +295,7 @@ async function runLargeStack(): Promise<void> {
     });
     await step('floor capture 1920', async () => {
       progress('floor: in-process MIT-SHM capture + JPEG at 1920×1080');
-      results.capture.large = await captureFloor(display, count(60, 10));
+      results.capture.large = await captureFloor(facts, count(60, 10));
     });
     await step('peer scrot 1920', async () => {
       const image = targetImageSize(LARGE);
