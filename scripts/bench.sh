@@ -39,5 +39,5 @@ install_cua_peer() {
 }
 [ -n "${BENCH_SKIP_PEER_INSTALL:-}" ] || install_cua_peer
 
-say "running the harness (about 2–3 minutes; BENCH_SCALE=0.3 for a quick run)"
+say "running the harness (BENCH_SCALE=0.3 for a quicker run: ~6 minutes on 2 cores; the full one samples more)"
 exec node --import tsx bench/main.ts "$@"
