@@ -6,6 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sleep } from './stats.ts';
 
 export type Timings = Record<string, number>;
 
@@ -87,7 +88,7 @@ export async function screenshotWhenStill(client: BenchClient, timeoutMs = 20_00
     const { image } = await client.ok('screenshot');
     if (image !== undefined && image === previous) return;
     previous = image;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
   }
   throw new Error(`the screen did not settle within ${timeoutMs / 1000} s`);
 }
