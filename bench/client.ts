@@ -6,7 +6,6 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { sleep } from './stats.ts';
 
 export type Timings = Record<string, number>;
 
@@ -74,21 +73,4 @@ export async function connectBench(url: string, apiKey: string): Promise<BenchCl
     },
     close: () => client.close(),
   };
-}
-
-/**
- * Screenshots until two in a row show the same screen, so the last one — which the staleness
- * gate judges later clicks against — shows what the clicks will land on (an xterm still
- * printing would have them refused as stale). At most `timeoutMs`.
- */
-export async function screenshotWhenStill(client: BenchClient, timeoutMs = 20_000): Promise<void> {
-  const until = performance.now() + timeoutMs;
-  let previous: string | undefined;
-  while (performance.now() < until) {
-    const { image } = await client.ok('screenshot');
-    if (image !== undefined && image === previous) return;
-    previous = image;
-    await sleep(300);
-  }
-  throw new Error(`the screen did not settle within ${timeoutMs / 1000} s`);
 }

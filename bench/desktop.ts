@@ -115,3 +115,20 @@ export async function showContent(display: string): Promise<ChildProcess> {
   await sleep(800);
   return child;
 }
+
+/**
+ * Takes screenshots (`shoot` answers with the image's data) until two in a row are the same
+ * image, so the last one shows what later clicks land on — the staleness gate judges them
+ * against it (an xterm still printing would have them refused). At most `timeoutMs`.
+ */
+export async function untilStill(shoot: () => Promise<string | undefined>, what: string, timeoutMs = 20_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  let previous: string | undefined;
+  while (performance.now() < until) {
+    const data = await shoot();
+    if (data && data === previous) return;
+    previous = data;
+    await sleep(300);
+  }
+  throw new Error(`the screen behind ${what} did not settle within ${timeoutMs / 1000} s`);
+}

@@ -14,9 +14,9 @@ import { Redis } from 'ioredis';
 import { readWorkerCapacities } from '@deskgate/dispatch';
 import { repoRoot, startStack, type Stack } from '../scripts/lib/stack.ts';
 import type { DesktopFacts } from '../tests/support/desktops.ts';
-import { BENCH_POLICY_FILE, connectBench, screenshotWhenStill, type BenchClient } from './client.ts';
+import { BENCH_POLICY_FILE, connectBench, type BenchClient } from './client.ts';
 import { stackPidGroups, startCpuMeter } from './cpu.ts';
-import { desktopMemory, memoryOf, sessionDesktop, showContent } from './desktop.ts';
+import { desktopMemory, memoryOf, sessionDesktop, showContent, untilStill } from './desktop.ts';
 import { breakdown, measureAction, TYPE_TEXT, type ActionRun } from './e2e.ts';
 import { captureFloor, httpRoundTrip, mcpPing, xtestClickFloor, type CaptureFloor } from './floors.ts';
 import { captureRows, measureCapture, type CaptureFigures } from './settle.ts';
@@ -101,7 +101,7 @@ async function mainSession(stack: Stack, name: string): Promise<{ client: BenchC
   const facts = await sessionDesktop(stack.redisUrl, stack.tenant, name);
   const xterm = await showContent(facts.display);
   cleanups.push(() => xterm.kill('SIGKILL'));
-  await screenshotWhenStill(client);
+  await untilStill(async () => (await client.ok('screenshot')).image, 'screenshot');
   return { client, display: facts.display, facts };
 }
 

@@ -22,7 +22,7 @@ import { BACKGROUND } from '../services/worker/src/desktops/process-provider.ts'
 import { BENCH_POLICY_FILE, type Timings } from './client.ts';
 import { breakdown, type BreakdownStep } from './e2e.ts';
 import { processTree, stackPidGroups, startGroupMeter, type PidGroups } from './cpu.ts';
-import { sessionDesktop, showContent } from './desktop.ts';
+import { sessionDesktop, showContent, untilStill } from './desktop.ts';
 import type { Row } from './report.ts';
 import { fromSummary, ms, ratio, renderTable } from './report.ts';
 import { progress, round, sleep, summarize, type Summary } from './stats.ts';
@@ -533,18 +533,8 @@ function panelOf(display: string): number[] {
   return found;
 }
 
-/** Screenshots until two in a row are the same image (the last one is then current). */
-async function untilStill(client: McpUnderTest, tool: string, timeoutMs = 20_000): Promise<void> {
-  const until = performance.now() + timeoutMs;
-  let previous = '';
-  while (performance.now() < until) {
-    const data = (await client.ok(tool)).image?.data ?? '';
-    if (data && data === previous) return;
-    previous = data;
-    await sleep(300);
-  }
-  throw new Error(`the screen behind ${tool} did not settle within ${timeoutMs / 1000} s`);
-}
+/** Screenshots with `tool` until the screen is still (desktop.ts untilStill). */
+const screenStill = (client: McpUnderTest, tool: string) => untilStill(async () => (await client.ok(tool)).image?.data, tool);
 
 /** Starts the peer, drives both side by side, stops the peer. */
 export async function runSideBySide(options: SideBySideOptions): Promise<Comparison> {
@@ -570,8 +560,8 @@ export async function runSideBySide(options: SideBySideOptions): Promise<Compari
     const cua = await connectMcp(peer.url);
     opened.push(cua);
     // The xterms print ~600 lines first: wait until both screens are still.
-    await untilStill(deskgate, 'screenshot');
-    await untilStill(cua, 'computer_screenshot');
+    await screenStill(deskgate, 'screenshot');
+    await screenStill(cua, 'computer_screenshot');
     const all = stackPidGroups(stack, [facts]);
     const { Xvfb, openbox, ...server } = all;
     const peerPids = peerGroups(peer);
@@ -634,7 +624,7 @@ export async function sideBySideOnOwnStack(options: OwnStackOptions): Promise<Co
     xterm = await showContent((await sessionDesktop(stack.redisUrl, stack.tenant, session)).display);
     const shown = xterm;
     options.onCleanup?.(() => shown.kill('SIGKILL'));
-    await untilStill(client, 'screenshot');
+    await screenStill(client, 'screenshot');
     progress(`side by side: deskgate warm-up, ${options.deskgateWarmupSeconds} s of mixed calls`);
     const until = performance.now() + options.deskgateWarmupSeconds * 1000;
     let calls = 0;

@@ -6,6 +6,7 @@
  * through a form) costs one capture per interval instead of one per call. Nothing here is on a
  * call's path: the reply has gone before its frame is taken.
  */
+import { AUDIT_FRAMES } from '@deskgate/dispatch';
 import type { TimelineFrames } from './timeline-frames.ts';
 
 export interface TimelineCall {
@@ -18,8 +19,8 @@ export interface TimelineCall {
 export const TIMELINE_DEFAULTS = {
   /** 5 frames a second at most: a person reads the timeline, and each frame costs the desktop's capture helper ~2 ms. */
   minIntervalMs: 200,
-  /** Calls waiting for one frame, at most (the stream keeps the newest 100 frames per session anyway). */
-  maxWaiting: 100,
+  /** Calls waiting for one frame, at most: as many as a stored frame names. */
+  maxWaiting: AUDIT_FRAMES.maxCallsPerFrame,
 } as const;
 
 export class TimelineRecorder {
