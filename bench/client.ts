@@ -44,9 +44,33 @@ interface RawResult {
  */
 const fetchWithOwnSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
 
+/** The official client, connected over Streamable HTTP with these headers on every request. */
+export async function connectSdkClient(url: string, headers: Record<string, string>, name: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchWithOwnSignal, requestInit: { headers } }));
+  return client;
+}
+
+/** `call` and what every bench client has around it: `ok` (throws on a tool error), `ping`, `close`. */
+export function sessionAround<T extends { isError: boolean; text: string }>(client: Client, call: (name: string, args?: Record<string, unknown>) => Promise<T>) {
+  return {
+    call,
+    async ok(name: string, args?: Record<string, unknown>): Promise<T> {
+      const result = await call(name, args);
+      if (result.isError) throw new Error(`${name} failed: ${result.text.slice(0, 300)}`);
+      return result;
+    },
+    async ping(): Promise<number> {
+      const started = performance.now();
+      await client.ping();
+      return performance.now() - started;
+    },
+    close: () => client.close(),
+  };
+}
+
 export async function connectBench(url: string, apiKey: string): Promise<BenchClient> {
-  const client = new Client({ name: 'deskgate-bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchWithOwnSignal, requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }));
+  const client = await connectSdkClient(url, { Authorization: `Bearer ${apiKey}` }, 'deskgate-bench');
   const call = async (name: string, args: Record<string, unknown> = {}): Promise<TimedCall> => {
     const started = performance.now();
     const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as RawResult;
@@ -58,19 +82,5 @@ export async function connectBench(url: string, apiKey: string): Promise<BenchCl
   // Every bench session works on the desktop's xterm (full tier under BENCH_POLICY_FILE).
   const access = await call('request_access', { apps: ['xterm'], reason: 'benchmark' });
   if (access.isError) throw new Error(`request_access failed: ${access.text.slice(0, 300)}`);
-  return {
-    url,
-    call,
-    async ok(name, args) {
-      const result = await call(name, args);
-      if (result.isError) throw new Error(`${name} failed: ${result.text.slice(0, 300)}`);
-      return result;
-    },
-    async ping() {
-      const started = performance.now();
-      await client.ping();
-      return performance.now() - started;
-    },
-    close: () => client.close(),
-  };
+  return { url, ...sessionAround(client, call) };
 }

@@ -11,15 +11,13 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { freePort } from '../scripts/lib/free-port.ts';
 import { repoRoot, startStack, type Stack } from '../scripts/lib/stack.ts';
 import { BACKGROUND } from '../services/worker/src/desktops/process-provider.ts';
-import { BENCH_POLICY_FILE, type Timings } from './client.ts';
+import { BENCH_POLICY_FILE, connectSdkClient, sessionAround, type Timings } from './client.ts';
 import { breakdown, type BreakdownStep } from './e2e.ts';
 import { processTree, stackPidGroups, startGroupMeter, type PidGroups } from './cpu.ts';
 import { sessionDesktop, showContent, untilStill } from './desktop.ts';
@@ -53,17 +51,6 @@ export interface CuaPeer {
   panelPid: number;
   startupMs: number;
   stop(): void;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Xvfb exactly as deskgate's process provider starts it (same depth, extensions, flags). */
@@ -182,9 +169,6 @@ export interface McpUnderTest {
   close(): Promise<void>;
 }
 
-/** As in bench/client.ts: one abort signal per fetch (nodejs/undici#5285). */
-const fetchWithOwnSignal: typeof fetch = (input, init) => fetch(input, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
-
 /** Width and height from a JPEG's SOF or a PNG's IHDR. */
 export function imageSize(bytes: Buffer): { width?: number; height?: number } {
   if (bytes.length > 24 && bytes.readUInt32BE(0) === 0x89504e47) return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
@@ -209,8 +193,7 @@ interface RawResult {
 }
 
 export async function connectMcp(url: string, headers: Record<string, string> = {}, name = 'deskgate-bench-side-by-side'): Promise<McpUnderTest> {
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchWithOwnSignal, requestInit: { headers } }));
+  const client = await connectSdkClient(url, headers, name);
   const call = async (tool: string, args: Record<string, unknown> = {}): Promise<PeerCall> => {
     const started = performance.now();
     const result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 })) as RawResult;
@@ -227,20 +210,7 @@ export async function connectMcp(url: string, headers: Record<string, string> = 
     const isError = result.isError === true || result.structuredContent?.success === false;
     return { ms: elapsed, timings: (result._meta?.['deskgate/timings'] as Timings | undefined) ?? {}, isError, text, image };
   };
-  return {
-    call,
-    async ok(tool, args) {
-      const result = await call(tool, args);
-      if (result.isError) throw new Error(`${tool} failed: ${result.text.slice(0, 300)}`);
-      return result;
-    },
-    async ping() {
-      const started = performance.now();
-      await client.ping();
-      return performance.now() - started;
-    },
-    close: () => client.close(),
-  };
+  return sessionAround(client, call);
 }
 
 // ─── the side-by-side run ───────────────────────────────────────────────────────────────────

@@ -14,9 +14,9 @@
 import assert from 'node:assert/strict';
 import { execFile as execFileCallback } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
+import { freePort } from '../../scripts/lib/free-port.ts';
 import { decodeImage } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection } from '../support/mcp-clients.ts';
 import { actionReplies } from '../support/metrics.ts';
@@ -29,17 +29,6 @@ const SIZE = { width: 1024, height: 768 };
 /** `down` stops the gateway, the worker (which removes its desktops first) and Redis. */
 const DOWN_BOUND_MS = 15_000;
 const CAPTURE_BIN = `${repoRoot}helpers/linux-capture/target/release/deskgate-capture`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The CA certificates this host added to its own trust store (a TLS-intercepting proxy's), for
