@@ -21,7 +21,7 @@ import { Redis } from 'ioredis';
 import { keys, LIFECYCLE_QUEUE } from '@deskgate/dispatch';
 import { repoRoot, startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { startService } from '../../scripts/lib/service-process.ts';
-import { connect, errorKind, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
+import { connect, errorKind, retryHintOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 
 const WORKER_ID = 'w-capacity-internal-4c1d';
 const TENANT = 'cap';
@@ -148,6 +148,7 @@ describe('capacity: waiting for a desktop, and idle reaping by activity', { time
     assert.ok(match, message);
     // Both sessions are active: the soonest either could be reaped is the idle timeout plus a reaper round away.
     assert.ok(Number(match[1]) >= 1 && Number(match[1]) <= IDLE_SECONDS + 3, message);
+    assert.equal(retryHintOf(result), Number(match[1]) * 1000, 'and as retryAfterMs in the structured error');
     assert.ok(!message.includes(WORKER_ID) && !/\/(tmp|run|work|root|home)\//.test(message), `names nothing internal: ${message}`);
     assert.ok(tookMs >= WAIT_SECONDS * 1000 && tookMs < WAIT_SECONDS * 1000 + 3000, `failed after the ${WAIT_SECONDS} s bound: ${tookMs} ms`);
 
@@ -176,6 +177,7 @@ describe('capacity: waiting for a desktop, and idle reaping by activity', { time
       await client.close();
       assert.equal(errorKind(result), 'desktop_unavailable', textOf(result));
       assert.match(textOf(result), /^All 2 desktops are in use, so session "d" could not start\. Nothing was done; retry in ~\d+ s/);
+      assert.ok(retryHintOf(result) >= 1000);
       assert.ok(tookMs < 1000, `at once: ${tookMs} ms`);
       assert.equal(await redis.llen(bull('wait')), 0, 'nothing was queued');
     } finally {

@@ -181,6 +181,7 @@ describe('signed in as an operator', () => {
     const refused = await agent.call('left_click', { coordinate: [200, 200] });
     assert.equal(errorKind(refused), 'lock_held');
     assert.match(textOf(refused), /A person is driving/);
+    assert.equal(refused.structuredContent?.error?.retryAfterMs, undefined, 'a person hands back when they choose: no retry time');
 
     const mark = probe.events().length;
     const { button } = probe.ready;

@@ -17,7 +17,7 @@ import { keys } from '@deskgate/dispatch';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { desktopOf } from '../support/desktops.ts';
-import { connect, errorKind, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
+import { connect, errorKind, retryHintOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 import { Probe } from '../support/probe.ts';
 
 const LEASE_MS = 1500;
@@ -68,6 +68,8 @@ test('a second controller on the same desktop gets lock_held, and nothing reache
   const byKey = await b.call('left_click', { coordinate: target });
   refused(byKey, 'lock_held');
   assert.match(textOf(byKey), /Another controller .*API key k_\w+.*Nothing was done/s);
+  const hint = retryHintOf(byKey);
+  assert.ok(hint >= 1000 && hint <= Math.ceil(LEASE_MS / 1000) * 1000, `retryAfterMs is the lease left, in whole seconds: ${hint}`);
   const byLabel = await a2.call('left_click', { coordinate: target });
   refused(byLabel, 'lock_held');
   refused(await a2.call('screenshot'), 'lock_held');

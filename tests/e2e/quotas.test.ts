@@ -17,7 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
-import { connect, errorKind, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
+import { connect, errorKind, retryHintOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 
 const WORKER_ID = 'w-quota-internal-7f3a';
 const CALLS_PER_SECOND = 50;
@@ -112,6 +112,7 @@ describe('tenant quotas', () => {
     refused(over, 'quota_exceeded');
     assert.match(textOf(over), /already has 2 sessions, its limit of concurrent sessions is 2, so session "s3" was not started\. Nothing was done: end a session .* and retry/);
     assertNothingInternal(textOf(over));
+    assert.equal(over.structuredContent?.error?.retryAfterMs, undefined, 'no retry time: it depends on a session ending');
     assert.equal(await redis.exists('deskgate:session:tenant-a:s3'), 0);
     assert.equal((await redis.keys('deskgate:desktop:*:alive')).length, desktopsBefore, 'no desktop was started');
     assert.equal(await redis.exists('deskgate:audit:tenant-a:s3'), 0, 'the refusal is not stored under the new name');
@@ -133,6 +134,7 @@ describe('tenant quotas', () => {
     const result = await b2.call('list_granted_applications');
     refused(result, 'desktop_unavailable');
     assert.match(textOf(result), /All 3 desktops are in use, so session "b2" could not start \(it waited 1 s for one\)\. Nothing was done; retry in ~\d+ s/);
+    assert.ok(retryHintOf(result) >= 1000, 'the retry hint is in the structured error too');
     assertNothingInternal(textOf(result));
     assertNothingInternal(JSON.stringify(result));
     assert.equal(await redis.exists('deskgate:session:tenant-b:b2'), 0);
@@ -154,6 +156,10 @@ describe('tenant quotas', () => {
     assert.ok(over.length >= CALLS_PER_SECOND * 2, `${over.length} refused for the rate`);
     assert.match(textOf(over[0]!), new RegExp(`over its limit of ${CALLS_PER_SECOND} tool calls per second\\. Nothing was done; retry in (0\\.\\d|1) s\\.`));
     assertNothingInternal(textOf(over[0]!));
+    for (const refusal of over) {
+      const hint = retryHintOf(refusal);
+      assert.ok(hint >= 100 && hint <= 1000, `retryAfterMs within the window: ${hint}`);
+    }
     assert.ok(results.every((r) => ['quota_exceeded', 'bad_args'].includes(errorKind(r)!)));
     await sleep(300);
     assert.equal(await redis.xlen('deskgate:audit:tenant-a:s2'), auditBefore + results.length - over.length, 'refusals for the rate are not stored');
@@ -173,6 +179,7 @@ describe('tenant quotas', () => {
     const others = results.filter((r) => r.isError && errorKind(r) !== 'quota_exceeded').map((r) => `${errorKind(r)}: ${textOf(r)}`);
     assert.deepEqual(others, [], 'each call either ran or was refused for the rate');
     assert.match(textOf(over[0]!), new RegExp(`over its limit of ${CALLS_PER_SECOND} tool calls per second\\. Nothing was done; retry in (0\\.\\d|1) s\\.`));
+    assert.ok(over.every((refusal) => retryHintOf(refusal) <= 1000), 'each refusal says when to retry, within the window');
     await sleep(300);
     assert.equal(await redis.xlen('deskgate:audit:tenant-a:s2'), auditBefore + ran.length, 'only the calls that ran are in the audit log');
     await sleep(1100);

@@ -12,7 +12,7 @@ export const GENERATIONS: Generation[] = ['2025-11-25', '2026-07-28'];
 export interface ToolResult {
   content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[];
   isError?: boolean;
-  structuredContent?: { error?: { kind: string; message: string } };
+  structuredContent?: { error?: { kind: string; message: string; retryAfterMs?: number } };
   _meta?: Record<string, unknown>;
 }
 
@@ -57,4 +57,16 @@ export function imageOf(result: ToolResult): { data: Buffer; mimeType: string } 
 
 export function errorKind(result: ToolResult): string | undefined {
   return result.isError ? result.structuredContent?.error?.kind : undefined;
+}
+
+/**
+ * A refusal's machine-readable retry hint, checked against its message: `retryAfterMs` is the
+ * "retry in N s" (or "within N s") the message gives, in milliseconds.
+ */
+export function retryHintOf(result: ToolResult): number {
+  const hint = result.structuredContent?.error?.retryAfterMs;
+  const said = /(?:retry in ~?|ends within )(\d+(?:\.\d+)?) s/.exec(textOf(result))?.[1];
+  if (hint === undefined || said === undefined) throw new Error(`no retry hint in ${JSON.stringify(result.structuredContent)}`);
+  if (hint !== Math.round(Number(said) * 1000)) throw new Error(`retryAfterMs ${hint} is not the message's ${said} s: ${textOf(result)}`);
+  return hint;
 }

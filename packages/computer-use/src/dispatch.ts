@@ -7,11 +7,11 @@ import { z } from 'zod';
 import { ToolError, isToolError } from './errors.ts';
 import { annotationsOf, type DescribeContext, type Dispatcher, type ToolAnnotations, type ToolContext, type ToolDefinition } from './tools/define-tool.ts';
 import { findTool, toolsOf, type Surface } from './tools/registry.ts';
-import { errorResult, type ToolCallResult } from './tools/result.ts';
+import { errorResult, toolErrorResult, type ToolCallResult } from './tools/result.ts';
 import { runGates } from './gates/pipeline.ts';
 import { throwIfStopped } from './abort.ts';
 
-export { errorResult, textOf, type ToolCallResult } from './tools/result.ts';
+export { errorResult, textOf, toolErrorResult, type ToolCallResult } from './tools/result.ts';
 
 /** A call's context as the caller (the worker) builds it; the dispatcher adds itself. */
 export type CallContext = Omit<ToolContext, 'dispatcher'>;
@@ -64,7 +64,7 @@ async function settle(name: string, run: () => Promise<ToolCallResult>, context:
     throwIfStopped(context.signal);
     return await run();
   } catch (error) {
-    if (isToolError(error)) return errorResult(error.kind, error.message);
+    if (isToolError(error)) return toolErrorResult(error);
     const message = error instanceof Error ? error.message : String(error);
     return errorResult('executor_failed', `${name} failed on the desktop: ${message}`);
   }

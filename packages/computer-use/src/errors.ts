@@ -35,6 +35,8 @@ export class ToolError extends Error {
   constructor(
     readonly kind: ToolErrorKind,
     message: string,
+    /** When the same call may succeed, for a refusal that knows (a rate, a lease, busy desktops). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }

@@ -47,13 +47,17 @@ export function describeController(controller: string): string {
   return slash < 0 ? `API key ${controller}` : `API key ${controller.slice(0, slash)}, controller "${controller.slice(slash + 1)}"`;
 }
 
+const leaseSeconds = (leaseLeftMs: number) => Math.max(1, Math.ceil(leaseLeftMs / 1000));
+
 export class LockHeldError extends ToolError {
   constructor(readonly holder: string, readonly leaseLeftMs: number) {
     super(
       'lock_held',
       isPersonController(holder)
         ? `A person is driving this session's desktop (${describeController(holder)}). Nothing was done and nothing was queued: wait until they hand it back, then take a screenshot before acting.`
-        : `Another controller is driving this session's desktop (${describeController(holder)}). Its lock ends within ${Math.max(1, Math.ceil(leaseLeftMs / 1000))} s unless it keeps acting. Nothing was done: wait and call again, or use another session name.`,
+        : `Another controller is driving this session's desktop (${describeController(holder)}). Its lock ends within ${leaseSeconds(leaseLeftMs)} s unless it keeps acting. Nothing was done: wait and call again, or use another session name.`,
+      // A person hands the desktop back when they choose: no time to give.
+      isPersonController(holder) ? undefined : leaseSeconds(leaseLeftMs) * 1000,
     );
   }
 }

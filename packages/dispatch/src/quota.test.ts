@@ -22,6 +22,8 @@ test('calls within the per-second limit pass; the next is refused with when to r
   assert.ok(refused instanceof QuotaExceededError);
   assert.equal(refused.kind, 'quota_exceeded');
   assert.match(refused.message, /limit of 5 tool calls per second.*retry in (0\.\d|1) s/);
+  const said = Number(/retry in ([\d.]+) s/.exec(refused.message)![1]);
+  assert.equal(refused.retryAfterMs, said * 1000, 'the hint a client reads is the one the message gives');
   await quotas.countCall(freshTenant()); // another tenant has its own window
   const ttl = await db.redis.pttl(keys.tenantCalls(tenant));
   assert.ok(ttl > 0 && ttl <= 1000, `the counter expires with its window (${ttl} ms)`);

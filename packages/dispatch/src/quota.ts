@@ -25,15 +25,15 @@ export interface TenantQuotaOptions {
 }
 
 export class QuotaExceededError extends ToolError {
-  constructor(message: string) {
-    super('quota_exceeded', message);
+  constructor(message: string, retryAfterMs?: number) {
+    super('quota_exceeded', message, retryAfterMs);
   }
 }
 
 /** The answer to a call over its tenant's rate: which limit, and when to retry. */
 export function callRateExceeded(callsPerSecond: number, leftMs: number): QuotaExceededError {
   const seconds = Math.max(0.1, Math.ceil(leftMs / 100) / 10);
-  return new QuotaExceededError(`This tenant is over its limit of ${callsPerSecond} tool calls per second. Nothing was done; retry in ${seconds} s.`);
+  return new QuotaExceededError(`This tenant is over its limit of ${callsPerSecond} tool calls per second. Nothing was done; retry in ${seconds} s.`, seconds * 1000);
 }
 
 export class TenantQuotas {

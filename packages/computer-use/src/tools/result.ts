@@ -1,5 +1,5 @@
 /** What a tool call answers, as MCP carries it; a failure is data with a machine-readable kind. */
-import type { ToolErrorKind } from '../errors.ts';
+import type { ToolError, ToolErrorKind } from '../errors.ts';
 
 export type ContentBlock =
   | { type: 'text'; text: string }
@@ -8,12 +8,16 @@ export type ContentBlock =
 export interface ToolCallResult {
   content: ContentBlock[];
   isError?: boolean;
-  structuredContent?: { error?: { kind: ToolErrorKind; message: string }; [field: string]: unknown };
+  structuredContent?: { error?: { kind: ToolErrorKind; message: string; retryAfterMs?: number }; [field: string]: unknown };
 }
 
-export function errorResult(kind: ToolErrorKind, message: string): ToolCallResult {
-  return { isError: true, content: [{ type: 'text', text: message }], structuredContent: { error: { kind, message } } };
+/** A failure; `retryAfterMs` (whole milliseconds) tells a client when the same call may succeed. */
+export function errorResult(kind: ToolErrorKind, message: string, retryAfterMs?: number): ToolCallResult {
+  const error = retryAfterMs === undefined ? { kind, message } : { kind, message, retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)) };
+  return { isError: true, content: [{ type: 'text', text: message }], structuredContent: { error } };
 }
+
+export const toolErrorResult = (error: ToolError): ToolCallResult => errorResult(error.kind, error.message, error.retryAfterMs);
 
 /** The text blocks of a result, joined. */
 export const textOf = (result: ToolCallResult) => result.content.map((block) => (block.type === 'text' ? block.text : '')).filter(Boolean).join(' ');

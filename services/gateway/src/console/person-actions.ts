@@ -9,7 +9,7 @@
  * that a person drove the desktop and the screen changed (the worker's session host).
  */
 import { randomUUID } from 'node:crypto';
-import { SETTLE_MAX_MS, ToolError, errorResult, isToolError, parseCall, type CoordinateMode, type ToolCallResult } from '@deskgate/computer-use';
+import { SETTLE_MAX_MS, ToolError, errorResult, isToolError, parseCall, toolErrorResult, type CoordinateMode, type ToolCallResult } from '@deskgate/computer-use';
 import { DesktopLocks, claimLock, describeController, isRedisUnavailable, personController, unavailableToolError, type SessionStore } from '@deskgate/dispatch';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -95,7 +95,7 @@ export class PersonActions {
       const extraMs = (call.tool.extraSeconds?.(call.args as never) ?? 0) * 1000 + (acts ? SETTLE_MAX_MS : 0);
       result = (await this.deps.router.call(ref, caller, tool, call.args, extraMs, record?.state.coordinateMode ?? 'pixels')).result as ToolCallResult;
     } catch (error) {
-      if (isToolError(error)) result = errorResult(error.kind, error.message);
+      if (isToolError(error)) result = toolErrorResult(error);
       else if (isRedisUnavailable(error)) result = errorResult(unavailableToolError().kind, unavailableToolError().message);
       else {
         this.deps.log.error({ err: error, tool, tenant: person.tenant }, 'console action failed inside the gateway');

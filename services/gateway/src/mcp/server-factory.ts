@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server, type McpRequestContext } from '@modelcontextprotocol/server';
-import { ToolError, describeTools, errorResult, findTool, isToolError, parseCall, toolsOf, type ToolCallResult, SETTLE_MAX_MS } from '@deskgate/computer-use';
+import { ToolError, describeTools, errorResult, findTool, isToolError, parseCall, toolErrorResult, toolsOf, type ToolCallResult, SETTLE_MAX_MS } from '@deskgate/computer-use';
 import type { Logger } from 'pino';
 import type { SessionRouter } from '../sessions/session-router.ts';
 import type { GatewayMetrics } from '../http/metrics.ts';
@@ -81,7 +81,7 @@ export function createServerFactory({ router, metrics, log, auditCall, killSwitc
         timings = reply.timings;
         if (timings.queueMs !== undefined) metrics.actionQueueSeconds.observe({ tool: name }, timings.queueMs / 1000);
       } catch (error) {
-        if (isToolError(error)) result = errorResult(error.kind, error.message);
+        if (isToolError(error)) result = toolErrorResult(error);
         else if (isRedisUnavailable(error)) {
           const unavailable = unavailableToolError();
           result = errorResult(unavailable.kind, unavailable.message);

@@ -83,12 +83,13 @@ export interface Caller {
 }
 
 /** Every desktop is in use: how many there are, how long the call waited, when to retry. */
-export function busyMessage(session: string, error: DesktopsBusyError, now = Date.now()): string {
+export function busyError(session: string, error: DesktopsBusyError, now = Date.now()): ToolError {
   const { capacity, waitedMs } = error;
   const waited = waitedMs >= 1000 ? ` (it waited ${Math.round(waitedMs / 1000)} s for one)` : '';
-  if (capacity.workers === 0) return `No desktop is free for session "${session}" right now${waited}. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`;
+  if (capacity.workers === 0) return new ToolError('desktop_unavailable', `No desktop is free for session "${session}" right now${waited}. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`, ALLOCATE_RETRY_SECONDS * 1000);
   const all = capacity.max === 1 ? 'The only desktop is' : `All ${capacity.max} desktops are`;
-  return `${all} in use, so session "${session}" could not start${waited}. Nothing was done; retry in ~${retryAfterSeconds(capacity, now)} s, or end a session you no longer need.`;
+  const seconds = retryAfterSeconds(capacity, now);
+  return new ToolError('desktop_unavailable', `${all} in use, so session "${session}" could not start${waited}. Nothing was done; retry in ~${seconds} s, or end a session you no longer need.`, seconds * 1000);
 }
 
 export type EndOutcome = { ended: true } | { ended: false; reason: 'not_found' } | { ended: false; reason: 'lock_held'; holder: string; leaseLeftMs: number };
@@ -200,11 +201,11 @@ export class SessionRouter {
       this.log.warn({ err: error, tenant: ref.tenant, session: ref.name }, 'no desktop could be allocated');
       // No worker offers the platform asked for: its own clear answer (it names no worker).
       if (error instanceof PlatformUnavailableError) throw error;
-      if (!(error instanceof DesktopsBusyError)) throw new ToolError('desktop_unavailable', `No desktop could be started for session "${ref.name}" right now. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`);
+      if (!(error instanceof DesktopsBusyError)) throw new ToolError('desktop_unavailable', `No desktop could be started for session "${ref.name}" right now. Nothing was done; retry in ${ALLOCATE_RETRY_SECONDS} s.`, ALLOCATE_RETRY_SECONDS * 1000);
       // Started meanwhile by a concurrent first call (on another gateway)?
       const started = await this.sessions.desktopOf(ref).catch(() => null);
       if (started) return started;
-      throw new ToolError('desktop_unavailable', busyMessage(ref.name, error));
+      throw busyError(ref.name, error);
     } finally {
       await release().catch((error: unknown) => this.log.warn({ err: error, tenant: ref.tenant }, 'session reservation not released (it lapses on its own)'));
     }
