@@ -32,8 +32,8 @@ export class QuotaExceededError extends ToolError {
 
 /** The answer to a call over its tenant's rate: which limit, and when to retry. */
 export function callRateExceeded(callsPerSecond: number, leftMs: number): QuotaExceededError {
-  const seconds = Math.max(0.1, Math.ceil(leftMs / 100) / 10);
-  return new QuotaExceededError(`This tenant is over its limit of ${callsPerSecond} tool calls per second. Nothing was done; retry in ${seconds} s.`, seconds * 1000);
+  const retryAfterMs = Math.max(100, Math.ceil(leftMs / 100) * 100);
+  return new QuotaExceededError(`This tenant is over its limit of ${callsPerSecond} tool calls per second. Nothing was done; retry in ${retryAfterMs / 1000} s.`, retryAfterMs);
 }
 
 export class TenantQuotas {
