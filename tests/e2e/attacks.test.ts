@@ -6,7 +6,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -196,4 +197,42 @@ test('the kill switch stops a running batch within half a second, and the worker
     await sleep(600);
   }
   ok(await mcp.call('screenshot'));
+});
+
+test('a file manager is read tier: a desktop entry that a full-tier editor could save is not started by clicks in it', { timeout: 60_000 }, async () => {
+  // The path a seed-profile agent with a click-only terminal took to a shell: mousepad (full)
+  // saved ~/run.desktop, and a double-click on it in pcmanfm (then full) ran its Exec line.
+  const granted = await mcp.call('request_access', { apps: ['pcmanfm', 'mousepad'], reason: 'files' });
+  const tiers = Object.fromEntries((granted.structuredContent as { granted: { app: string; tier: string }[] }).granted.map((g) => [g.app, g.tier]));
+  assert.deepEqual([tiers.pcmanfm, tiers.mousepad], ['read', 'full'], textOf(granted));
+
+  const { inputPid } = await desktopOf(redis, 'attacks', 'attacks');
+  const home = /(?:^|\0)HOME=([^\0]+)/.exec(readFileSync(`/proc/${inputPid}/environ`, 'latin1'))![1]!;
+  const { uid, gid } = statSync(home);
+  const marker = join(home, 'ran-from-the-file-manager');
+  const entry = join(home, 'run.desktop');
+  writeFileSync(entry, `[Desktop Entry]\nType=Application\nName=run\nExec=touch ${marker}\n`, { mode: 0o755 });
+  chownSync(entry, uid, gid);
+
+  const opened = await mcp.call('open_application', { app: 'pcmanfm' });
+  ok(opened);
+  const pid = Number((opened.structuredContent as { pid: number }).pid);
+  try {
+    const xdotool = (...args: string[]) => execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: display, ...(xauthority ? { XAUTHORITY: xauthority } : {}) }, timeout: 20_000 }).toString();
+    const window = xdotool('search', '--sync', '--onlyvisible', '--pid', String(pid)).trim().split('\n')[0]!;
+    const geometry = Object.fromEntries(xdotool('getwindowgeometry', '--shell', window).trim().split('\n').map((line) => line.split('=') as [string, string]));
+    const inside: [number, number] = [Number(geometry.X) + Math.round(Number(geometry.WIDTH) / 2), Number(geometry.Y) + Math.round(Number(geometry.HEIGHT) / 2)];
+    ok(await mcp.call('screenshot'));
+    for (const tool of ['double_click', 'left_click', 'triple_click', 'right_click', 'middle_click']) {
+      const result = await mcp.call(tool, { coordinate: inside });
+      refused(result, 'tier_insufficient');
+      assert.match(textOf(result), /pcmanfm/);
+    }
+    refused(await mcp.call('scroll', { coordinate: inside, scroll_direction: 'down', scroll_amount: 2 }), 'tier_insufficient');
+    await sleep(1000);
+    assert.equal(existsSync(marker), false, 'the desktop entry never ran');
+  } finally {
+    process.kill(pid, 'SIGKILL');
+    rmSync(entry, { force: true });
+  }
 });

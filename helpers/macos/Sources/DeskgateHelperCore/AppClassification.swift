@@ -16,6 +16,9 @@ public enum AppClassification {
         "com.duckduckgo.macos.browser", "ai.perplexity.comet", "com.sigmaos.sigmaos.macos", "com.kagi.kagimacOS",
         "ru.yandex.desktop.yandex-browser", "org.qutebrowser.qutebrowser", "app.zen-browser.zen",
         "io.gitlab.librewolf-community",
+        // File managers (packages/computer-use/src/apps/data/file-browsers.ts): a double-click runs a script
+        "com.apple.finder", "com.binarynights.ForkLift", "com.cocoatech.PathFinder", "com.marta.Marta",
+        "com.nektony.commander-one",
     ]
     static let browserNames: [String] = [
         "safari", "chrome", "chromium", "firefox", "microsoft edge", "microsoft-edge", "msedge", "brave browser",
@@ -24,6 +27,8 @@ public enum AppClassification {
         "waterfox", "floorp", "zen browser", "thorium browser", "epiphany", "falkon", "konqueror", "qutebrowser",
         "midori", "pale moon", "palemoon", "seamonkey", "icecat", "iceweasel", "netsurf", "ladybird",
         "internet explorer", "web browser",
+        "file manager", "pcmanfm", "nautilus", "thunar", "krusader", "double commander", "doublecmd", "spacefm",
+        "path finder", "forklift", "commander one", "gnome commander",
     ]
     static let terminalIds: [String] = [
         "com.apple.Terminal", "com.googlecode.iterm2", "dev.warp.Warp-Stable", "dev.warp.Warp-Beta",

@@ -60,7 +60,7 @@ final class AppClassificationTests: XCTestCase {
             ("com.apple.dt.Xcode", "Xcode", .terminal, .click), ("com.microsoft.VSCode", "Code", .terminal, .click),
             ("com.ledger.live", "Ledger Live", .trading, .read), ("com.spotify.client", "Spotify", .denied, nil),
             ("com.amazon.Kindle", "Kindle", .denied, nil), ("com.apple.TextEdit", "TextEdit", .other, .full),
-            ("COM.APPLE.SAFARI", "", .browser, .read),
+            ("COM.APPLE.SAFARI", "", .browser, .read), ("com.apple.finder", "Finder", .browser, .read),
         ]
         for (id, name, category, tier) in cases {
             let found = AppClassification.category(bundleId: id, name: name)

@@ -49,7 +49,7 @@ export type TenantPolicy = z.infer<typeof tenantPolicySchema>;
 
 /**
  * Named starting points for the default policy:
- * - `seed`: the seed's tiers (browsers read, terminals click, trading read, the rest full) —
+ * - `seed`: the seed's tiers (browsers and file managers read, terminals click, trading read, the rest full) —
  *   the default of every deployment that serves several tenants;
  * - `sandbox`: the local sandbox, whose user owns the disposable desktop: every app up to the
  *   full tier, the desktop's own apps granted on start (so the first call of any agent loop

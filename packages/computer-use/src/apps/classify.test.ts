@@ -12,7 +12,7 @@ test('macOS bundle ids match exactly, whatever the case', () => {
     ['com.microsoft.VSCode', 'terminal'], ['com.apple.dt.Xcode', 'terminal'], ['com.jetbrains.pycharm', 'terminal'],
     ['com.apple.ScriptEditor2', 'terminal'], ['com.tradingview.tradingviewapp.desktop', 'trading'],
     ['com.ledger.live', 'trading'], ['com.spotify.client', 'denied'], ['com.apple.Music', 'denied'],
-    ['com.amazon.Kindle', 'denied'], ['COM.APPLE.SAFARI', 'browser'], ['com.apple.finder', 'other'],
+    ['com.amazon.Kindle', 'denied'], ['COM.APPLE.SAFARI', 'browser'], ['com.apple.finder', 'browser'], ['com.apple.TextEdit', 'other'],
   ];
   for (const [id, expected] of cases) assert.equal(category({ id }), expected, id);
   assert.deepEqual(classifyApp({ id: 'com.apple.Safari', name: 'Safari' }), {
@@ -31,7 +31,11 @@ test('Linux WM_CLASS instance or class matches exactly', () => {
     [['org.wezfurlong.wezterm', 'org.wezfurlong.wezterm'], 'terminal'], [['code', 'Code'], 'terminal'],
     [['jetbrains-idea', 'jetbrains-idea'], 'terminal'], [['emacs', 'Emacs'], 'terminal'],
     [['electrum', 'Electrum'], 'trading'], [['spotify', 'Spotify'], 'denied'], [['calibre-gui', 'calibre-gui'], 'denied'],
-    [['gedit', 'Gedit'], 'other'],
+    [['gedit', 'Gedit'], 'other'], [['mousepad', 'Mousepad'], 'other'],
+    // File managers run what they are pointed at: read tier, as browsers.
+    [['pcmanfm', 'Pcmanfm'], 'browser'], [['nautilus', 'Org.gnome.Nautilus'], 'browser'], [['Thunar', 'Thunar'], 'browser'],
+    [['dolphin', 'dolphin'], 'browser'], [['nemo', 'Nemo'], 'browser'],
+    [['rofi', 'Rofi'], 'terminal'], [['krunner', 'krunner'], 'terminal'],
   ];
   for (const [wmClass, expected] of cases) assert.equal(category({ wmClass }), expected, wmClass.join('/'));
 });
@@ -41,6 +45,7 @@ test('Linux .desktop ids and executable paths match exactly', () => {
     ['firefox-esr.desktop', 'browser'], ['chromium.desktop', 'browser'], ['org.gnome.Terminal.desktop', 'terminal'],
     ['org.gnome.Terminal', 'terminal'], ['code.desktop', 'terminal'], ['spotify.desktop', 'denied'],
     ['calibre-gui.desktop', 'denied'], ['xterm.desktop', 'terminal'] /* .desktop dropped: the exe name */,
+    ['pcmanfm.desktop', 'browser'], ['org.gnome.Nautilus.desktop', 'browser'],
   ];
   for (const [id, expected] of ids) assert.equal(category({ id }), expected, id);
   const exes: Array<[string, AppCategory]> = [

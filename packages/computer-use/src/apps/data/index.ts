@@ -6,13 +6,15 @@
 import type { CategoryEntries } from '../types.ts';
 import { BROWSERS } from './browsers.ts';
 import { DENIED } from './denied.ts';
+import { FILE_BROWSERS } from './file-browsers.ts';
 import { TERMINALS } from './terminals.ts';
 import { TRADING } from './trading.ts';
 
 export type ClassifiedCategory = 'browser' | 'terminal' | 'trading' | 'denied';
 
 export const BUILTIN_CLASSIFICATION: Record<ClassifiedCategory, CategoryEntries> = {
-  browser: BROWSERS,
+  // Web and file browsers: both open whatever they are pointed at (read tier).
+  browser: { ids: [...BROWSERS.ids, ...FILE_BROWSERS.ids], names: [...BROWSERS.names, ...FILE_BROWSERS.names] },
   terminal: TERMINALS,
   trading: TRADING,
   denied: DENIED,

@@ -1,5 +1,5 @@
 /**
- * Terminals, IDEs with a built-in terminal, and script runners → click tier. Typing into one of
+ * Terminals, IDEs with a built-in terminal, script runners and command launchers → click tier. Typing into one of
  * these is running a command; shell work belongs to a shell tool, so clicks and scrolls only.
  */
 import type { CategoryEntries } from '../types.ts';
@@ -42,6 +42,9 @@ export const TERMINALS: CategoryEntries = {
     'clion', 'rider', 'rubymine', 'datagrip', 'rustrover', 'android-studio', 'eclipse', 'netbeans',
     'geany', 'kate', 'qtcreator', 'kdevelop', 'gnome-builder', 'lapce', 'rstudio', 'spyder', 'thonny',
     'idle', 'idle3', 'gitkraken',
+    // Linux: launchers that run what is typed into them
+    'rofi', 'dmenu', 'xfce4-appfinder', 'gmrun', 'krunner', 'org.kde.krunner', 'ulauncher', 'albert', 'wofi',
+    'fuzzel', 'bemenu', 'lxqt-runner',
     // Linux .desktop / flatpak app ids
     'debian-xterm.desktop', 'debian-uxterm.desktop', 'org.gnome.Terminal', 'org.gnome.Terminal.desktop',
     'org.gnome.Console', 'org.gnome.Console.desktop', 'org.gnome.Ptyxis', 'org.kde.konsole',
