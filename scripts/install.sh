@@ -5,6 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { printf '\033[1m[deskgate]\033[0m %s\n' "$*" >&2; }
+# Local state (the private Redis's data, the services' logs, the bench's and tests' tools) is root's alone: the
+# process provider's desktops run as other users on this host (scripts/lib/state-dir.ts).
+mkdir -p .deskgate && chmod 700 .deskgate
 source scripts/lib/debian-packages.sh
 
 # Debian packages, in one list: the desktop (Xvfb, openbox, the tint2 panel, xauth for the X

@@ -8,14 +8,13 @@
  * removes the data directory unless it was given one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.ts';
+import { privateDir, stateDir } from './state-dir.ts';
 
 const STOP_GRACE_MS = 2000;
 const START_TIMEOUT_MS = 10_000;
-const defaultDataRoot = fileURLToPath(new URL('../../.deskgate/redis/', import.meta.url));
 
 export interface PrivateRedisOptions {
   /** Where the append-only file lives; kept by stop(). Default: `.deskgate/redis/<port>`, removed by stop(). */
@@ -43,10 +42,11 @@ export interface PrivateRedis {
 
 export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = await freePort();
-  const dataDir = options.dataDir ?? `${defaultDataRoot}${port}`;
+  const dataDir = options.dataDir ?? `${stateDir('redis')}/${port}`;
   const ownsDataDir = options.dataDir === undefined;
   if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
+  // Its append-only file holds every call and screenshot: no other user may read it.
+  privateDir(dataDir);
   const url = `redis://127.0.0.1:${port}`;
   let child = await launch(port, dataDir, url);
 

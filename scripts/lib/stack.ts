@@ -5,13 +5,13 @@
  * key (MCP) and an operator key (the control API: kill switch, sessions, audit, approvals,
  * metrics). The sandbox (`npm start`) and the end-to-end tests both use it.
  */
-import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { ApiKeyStore, hashKey, keyRecord } from '../../services/gateway/src/auth/api-keys.ts';
 import { keys } from '@deskgate/dispatch';
 import { startPrivateRedis, type PrivateRedis } from './redis-server.ts';
 import { startService, type ServiceProcess } from './service-process.ts';
+import { privateDir, stateDir } from './state-dir.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -56,8 +56,8 @@ export interface Stack {
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const env = { ...process.env, ...options.env };
-  const logDir = options.logDir ?? `${repoRoot}.deskgate/logs`;
-  mkdirSync(logDir, { recursive: true });
+  // The services' logs name tenants, sessions and key ids: the owner's alone.
+  const logDir = options.logDir ? privateDir(options.logDir) : stateDir('logs');
   const started: { stop(): Promise<void> }[] = [];
   let privateRedis: PrivateRedis | undefined;
   // The services at once (each tears its own part down), then Redis, which they use until they exit.

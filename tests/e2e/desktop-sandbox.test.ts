@@ -9,13 +9,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { keys } from '@deskgate/dispatch';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
+import { STATE_ROOT } from '../../scripts/lib/state-dir.ts';
 import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 
@@ -281,5 +282,20 @@ describe('the desktop as part of the sandbox', () => {
     assert.notEqual(attempt.status, 0, `the desktop user reached Redis: ${attempt.stdout}`);
     const root = spawnSync('bash', ['-c', probe], { encoding: 'utf8' });
     assert.match(root.stdout, /connected/, 'the worker can');
+  });
+
+  test("desktops cannot read this host's deskgate state: the private Redis's files, the logs", async () => {
+    // A security review read another session's typed text and screenshots from the private
+    // Redis's append-only file, world-readable under .deskgate/redis/<port>.
+    const desktop = await desktopOf(redis, stack.tenant, 'cookie');
+    const dataDir = `${STATE_ROOT}redis/${new URL(stack.redisUrl).port}`;
+    assert.ok(readdirSync(`${dataDir}/appendonlydir`).some((name) => name.endsWith('.aof')), 'root sees the append-only files');
+    for (const path of [STATE_ROOT, dataDir, `${dataDir}/appendonlydir`, stack.logDir]) {
+      const listed = runAs(desktop.user, ['ls', path]);
+      assert.notEqual(listed.status, 0, `the desktop user listed ${path}: ${listed.stdout}`);
+      assert.match(listed.stderr, /Permission denied/, path);
+    }
+    const read = runAs(desktop.user, ['bash', '-c', `cat ${dataDir}/appendonlydir/*.aof`]);
+    assert.notEqual(read.status, 0, `the desktop user read the append-only file: ${read.stdout.slice(0, 200)}`);
   });
 });
