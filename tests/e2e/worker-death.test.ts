@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -102,6 +102,8 @@ after(async () => {
   await bystander?.close();
   redis?.disconnect();
   await stack?.stop();
+  // World-writable for the desktop user's probe: not left behind in /tmp.
+  rmSync(eventsDir, { recursive: true, force: true });
 });
 
 const ok = (result: Awaited<ReturnType<McpConnection['call']>>, what: string) => assert.ok(!result.isError, `${what}: ${textOf(result)}`);
