@@ -51,7 +51,7 @@ test('apps as the macOS helper reports them (bundle id, name) classify by the se
     ['com.apple.Music', 'Music', 'denied', null],
     ['com.amazon.Kindle', 'Kindle', 'denied', null],
     ['com.apple.TextEdit', 'TextEdit', 'other', 'full'],
-    ['com.apple.finder', 'Finder', 'other', 'full'],
+    ['com.apple.finder', 'Finder', 'browser', 'read'], // a file manager: a double-click runs a script
   ];
   for (const [bundleId, name, category, tier] of cases) {
     const found = classifyApp({ wmClass: [bundleId, name], exe: `/Applications/${name}.app/Contents/MacOS/${name}`, name });
