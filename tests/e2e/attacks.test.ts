@@ -7,14 +7,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../../services/gateway/src/auth/api-keys.ts';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
-import { desktopOf } from '../support/desktops.ts';
+import { desktopOf, environOf } from '../support/desktops.ts';
 import { connect, errorKind, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 import { Probe, type Rect } from '../support/probe.ts';
 import { topLevelWindows } from '../support/x11.ts';
@@ -207,7 +207,7 @@ test('a file manager is read tier: a desktop entry that a full-tier editor could
   assert.deepEqual([tiers.pcmanfm, tiers.mousepad], ['read', 'full'], textOf(granted));
 
   const { inputPid } = await desktopOf(redis, 'attacks', 'attacks');
-  const home = /(?:^|\0)HOME=([^\0]+)/.exec(readFileSync(`/proc/${inputPid}/environ`, 'latin1'))![1]!;
+  const home = environOf(inputPid).get('HOME')!;
   const { uid, gid } = statSync(home);
   const marker = join(home, 'ran-from-the-file-manager');
   const entry = join(home, 'run.desktop');

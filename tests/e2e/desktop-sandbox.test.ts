@@ -17,6 +17,7 @@ import { Redis } from 'ioredis';
 import { keys } from '@deskgate/dispatch';
 import { startStack, type Stack } from '../../scripts/lib/stack.ts';
 import { STATE_ROOT } from '../../scripts/lib/state-dir.ts';
+import { environOf } from '../support/desktops.ts';
 import { closeTo, decodeImage, hex } from '../support/image.ts';
 import { connect, errorKind, imageOf, textOf, type McpConnection, type ToolResult } from '../support/mcp-clients.ts';
 
@@ -50,7 +51,6 @@ function credentials(pid: number) {
 }
 const uidOf = (user: string) => Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-const environOf = (pid: number) => new Map(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 
 /** Runs a command as another user (setpriv), without the desktop's cookie unless given one. */
 const gidOf = (user: string) => Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim());

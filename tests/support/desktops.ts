@@ -1,4 +1,5 @@
 /** Looks behind the gateway, for assertions only: which desktop a session holds, and its helpers. */
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { keys } from '@deskgate/dispatch';
 
@@ -56,4 +57,10 @@ export function onDisplay(target: string | XTarget, command: string[]): { file: 
   const { display, xauthority, enter } = xTarget(target);
   const [file, ...args] = [...enter, ...command];
   return { file: file!, args, env: { ...process.env, DISPLAY: display, ...(xauthority ? { XAUTHORITY: xauthority } : {}) } };
+}
+
+/** A process's environment, from /proc (a desktop's helpers carry its HOME, DISPLAY, cookie). */
+export function environOf(pid: number): Map<string, string> {
+  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return new Map(pairs.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
